@@ -1,0 +1,41 @@
+"""Shared fixtures: every test works on its own fresh copy of the sample."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from repo_tools import RepoTools
+
+SAMPLE = Path(__file__).parent / "sample_repo"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """A fresh copy of the faulty sample; the original is never touched."""
+    return Path(shutil.copytree(SAMPLE, tmp_path / "repo"))
+
+
+@pytest.fixture
+def tools(workspace):
+    return RepoTools(workspace)
+
+
+class FakeClock:
+    """A deadline clock that moves only when a test says so."""
+
+    def __init__(self):
+        self.seconds = 1000.0
+
+    def __call__(self):
+        return self.seconds
+
+    def advance(self, seconds):
+        self.seconds += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    import agent_loop
+    fake = FakeClock()
+    monkeypatch.setattr(agent_loop, "now", fake)
+    return fake
