@@ -39,3 +39,16 @@ def clock(monkeypatch):
     fake = FakeClock()
     monkeypatch.setattr(agent_loop, "now", fake)
     return fake
+
+
+@pytest.fixture(scope="session")
+def _running_fake_ollama():
+    from fake_ollama import FakeOllama
+    with FakeOllama() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_ollama(_running_fake_ollama):
+    """The loopback Ollama server, with an empty script; call `.play(*turns)` to fill it."""
+    return _running_fake_ollama.play()

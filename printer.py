@@ -1,0 +1,58 @@
+"""Turn loop events into terminal output: text as it streams, one line per tool call.
+
+Shared by record_run.py (live progress) and replay.py (transcripts), so a recorded run and
+its replay read the same. What this file deliberately is not: a logger or a UI framework.
+"""
+import json
+import sys
+
+PREVIEW = 100  # characters of a tool result shown on its line
+
+
+class Printer:
+    """Prints events as they come; `show_thinking` adds the model's thinking, dimmed."""
+
+    def __init__(self, out=None, show_thinking=False):
+        self.out, self.show_thinking = out or sys.stdout, show_thinking
+        self.mid_line = False  # streamed text leaves the cursor mid-line
+
+    def __call__(self, event):
+        kind = event["type"]
+        if kind == "model_start":
+            self._line(f"--- turn {event['turn']} ---")
+        elif kind == "text_delta" or (kind == "thinking_delta" and self.show_thinking):
+            self.out.write(event["text"] if kind == "text_delta" else f"\x1b[2m{event['text']}\x1b[0m")
+            self.mid_line = True
+        elif kind == "tool_start":
+            self._line(f"> {event['name']}({_arguments(event['arguments'])})")
+        elif kind == "tool_result":
+            self._line(f"< {event['name']}: {summarise(event['result'])}")
+        elif kind == "stopped":
+            error = f" ({event['error']})" if "error" in event else ""
+            self._line(f"stopped: {event['reason']} after turn {event['turn']}{error}")
+        self.out.flush()
+
+    def _line(self, text):
+        if self.mid_line:
+            self.out.write("\n")
+            self.mid_line = False
+        self.out.write(text + "\n")
+
+
+def summarise(result):
+    """One short line for a tool result."""
+    if "error" in result:
+        return f"error: {result['error']}"
+    if "exit_code" in result:
+        timed_out = ", timed out" if result.get("timed_out") else ""
+        return (f"exit_code {result['exit_code']}, {result['passed']} passed, {result['failed']} failed"
+                f"{timed_out} [sandbox: {result.get('sandbox', 'none')}]")
+    text = json.dumps(result, ensure_ascii=False)
+    return text if len(text) <= PREVIEW else text[:PREVIEW] + "..."
+
+
+def _arguments(arguments):
+    if not isinstance(arguments, dict):
+        return repr(arguments)
+    shown = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
+    return shown if len(shown) <= PREVIEW else shown[:PREVIEW] + "..."

@@ -1,0 +1,100 @@
+"""record_run.py against the loopback server: progress, the recording, and clear refusals."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import record_run
+from recording import FORMAT, sample_hashes
+from scripted import call, done, text, thinking
+from test_local_model import FIX, closed_port
+
+HERE = Path(__file__).parent
+
+
+def repair_script():
+    return ([thinking("Look first."), text("Reading the code."), done(tool_calls=[call("read_file", path="path_rules.py")])],
+            [done(tool_calls=[FIX])],
+            [done(tool_calls=[call("run_tests")])],
+            [text("Fixed: backslashes are normalised."), done()])
+
+
+def test_a_run_is_printed_as_it_goes_and_recorded(fake_ollama, tmp_path, capsys):
+    fake_ollama.play(*repair_script())
+    output = tmp_path / "out" / "run.json"
+    code = record_run.main(["--host", fake_ollama.url, "--output", str(output), "--scripted", "a test repair"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "Reading the code." in printed and "> read_file(path='path_rules.py')" in printed
+    assert "< run_tests: exit_code 0, 4 passed, 0 failed" in printed
+    assert "stopped: assistant_finished after turn 4" in printed and "verdict: repaired" in printed
+    rec = json.loads(output.read_text())
+    assert (rec["format"], rec["source"], rec["about"]) == (FORMAT, "scripted", "a test repair")
+    assert rec["model"] == {"name": "gemma4:e2b", "digest": "sha256:" + "0" * 64}
+    assert rec["sample"] == sample_hashes() and rec["tests_unchanged"] is True
+    assert (rec["start_tests"]["exit_code"], rec["final_tests"]["exit_code"]) == (1, 0)
+    # The recording keeps the messages as the loop sent them; the SDK drops empty fields on the wire.
+    as_sent = [[{k: v for k, v in m.items() if v} for m in t["request"]["messages"]] for t in rec["turns"]]
+    assert as_sent == [r["messages"] for r in fake_ollama.requests]
+    assert rec["turns"][0]["chunks"][1]["message"]["content"] == "Reading the code."
+    assert rec["settings"]["max_turns"] == 8 and rec["settings"]["options"]["seed"] == 7
+    assert len(rec["timings"]["model_s"]) == 4 and len(rec["timings"]["tool_s"]) == 3
+    assert rec["stop"] == rec["events"][-1] == {"type": "stopped", "turn": 4, "reason": "assistant_finished"}
+    assert [p.name for p in output.parent.iterdir()] == ["run.json"]  # no temp file left behind
+
+
+def test_without_scripted_the_source_is_live_and_the_verdict_is_recorded_either_way(fake_ollama, tmp_path, capsys):
+    fake_ollama.play([text("All tests pass."), done()])
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--max-turns", "2"]) == 0
+    rec = json.loads(output.read_text())
+    assert rec["source"] == "live" and "about" not in rec
+    assert rec["verdict"] == "not repaired" and rec["final_tests"]["exit_code"] == 1
+    assert "verdict: not repaired" in capsys.readouterr().out
+
+
+def run_cli(*args, env=None):
+    return subprocess.run([sys.executable, str(HERE / "record_run.py"), *args],
+                          capture_output=True, text=True, env=env, cwd=HERE)
+
+
+def test_server_down_is_one_line_and_nothing_is_written(tmp_path):
+    output = tmp_path / "run.json"
+    finished = run_cli("--host", f"http://127.0.0.1:{closed_port()}", "--output", str(output))
+    assert finished.returncode == 1 and finished.stdout == ""
+    assert finished.stderr.count("\n") == 1 and "ollama serve" in finished.stderr
+    assert not output.exists()
+
+
+def test_a_model_that_is_not_pulled_says_how_to_pull_it(fake_ollama, tmp_path, capsys):
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--model", "qwen3:8b", "--output", str(output)]) == 1
+    assert "error: model 'qwen3:8b' is not pulled" in capsys.readouterr().err
+    assert not output.exists() and fake_ollama.requests == []
+
+
+@pytest.mark.parametrize("flags", [["--max-turns", "0"], ["--max-turns", "two"], ["--deadline", "-1"], ["--turbo"]])
+def test_bad_flags_are_refused_before_anything_runs(flags, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        record_run.main(flags)
+    assert exit_.value.code == 2 and "error:" in capsys.readouterr().err
+
+
+def test_require_sandbox_refuses_where_bubblewrap_is_missing(fake_ollama, tmp_path):
+    output = tmp_path / "run.json"
+    finished = run_cli("--host", fake_ollama.url, "--output", str(output), "--require-sandbox",
+                       env={"PATH": str(tmp_path)})  # no bwrap on this PATH
+    assert finished.returncode == 1 and "sandbox is required" in finished.stderr
+    assert "Traceback" not in finished.stderr and not output.exists() and fake_ollama.requests == []
+
+
+def test_a_missing_sandbox_is_reported_not_hidden(fake_ollama, tmp_path):
+    fake_ollama.play([done(tool_calls=[call("run_tests")])], [text("One test fails."), done()])
+    output = tmp_path / "run.json"
+    finished = run_cli("--host", fake_ollama.url, "--output", str(output), env={"PATH": str(tmp_path)})
+    assert finished.returncode == 0
+    assert "warning: bubblewrap is not installed" in finished.stderr
+    assert "[sandbox: none]" in finished.stdout
+    assert json.loads(output.read_text())["sandbox"] == "none"
