@@ -20,6 +20,15 @@ def tools(workspace):
     return RepoTools(workspace)
 
 
+def write_probe(workspace, body):
+    """Replace the sample's tests with one test whose body is `body`: code we run through
+    run_tests to see what the sandbox lets through (it is ours, not the model's)."""
+    (workspace / "tests/test_path_rules.py").unlink()
+    lines = "\n".join("    " + line for line in body.strip().splitlines())
+    (workspace / "tests/test_probe.py").write_text(
+        f"import os, socket, sys, time, subprocess\n\n\ndef test_probe():\n{lines}\n")
+
+
 class FakeClock:
     """A deadline clock that moves only when a test says so."""
 

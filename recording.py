@@ -68,10 +68,11 @@ def sample_hashes(root=None):
             for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
 
 
-def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event=None):
-    """Run the loop on `tools.root` (a fresh sample copy) and return the recording's body."""
+def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event=None, start_tests=True):
+    """Run the loop on `tools.root` (a fresh sample copy) and return the recording's body.
+    `start_tests=False` skips the starting run (a replay has the recorded one already)."""
     sample = sample_hashes(tools.root)
-    start_tests = tools.run_tests()
+    start_tests = tools.run_tests() if start_tests else None
     recorder, events, tool_s = Recorder(chat), [], []
     for event in agent_events(recorder, tools, task, max_turns=max_turns, deadline=deadline):
         if event["type"] == "tool_start":

@@ -113,8 +113,8 @@ def test_replay_refuses_a_sample_that_differs_from_the_recordings(monkeypatch, t
 
 
 def test_cli_exits_nonzero_when_a_replay_differs_from_its_recording(tmp_path, capsys):
-    doctored = json.loads((Path(__file__).parent / "recordings/fix_in_one_edit.json").read_text())
-    doctored["final_tests"]["exit_code"] = 1  # a test fixture, never shipped
+    doctored = json.loads((Path(__file__).parent / "recordings/max_turns_one.json").read_text())
+    doctored["final_tests"]["exit_code"] = 0  # a test fixture, never shipped
     path = tmp_path / "doctored.json"
     path.write_text(json.dumps(doctored))
     assert main([str(path)]) == 1

@@ -5,17 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_probe
 from repo_tools import OUTPUT_CHARS, SCHEMAS, RepoTools
 
 FIX_OLD = 'parts = path.split("/")'
 FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
-
-
-def write_probe(workspace, body):
-    """Replace the sample's tests with one test whose body is `body` (our code, not the model's)."""
-    (workspace / "tests/test_path_rules.py").unlink()
-    lines = "\n".join("    " + line for line in body.strip().splitlines())
-    (workspace / "tests/test_probe.py").write_text(f"import os, sys, time, subprocess\n\n\ndef test_probe():\n{lines}\n")
 
 
 def heartbeat_stopped(path, wait=0.4):
@@ -157,7 +151,7 @@ subprocess.Popen([sys.executable, "-c", code])
 while True:
     pass
 """)
-    result = RepoTools(workspace, test_timeout=2).run_tests()
+    result = RepoTools(workspace, test_timeout=1.5).run_tests()
     assert result["timed_out"] is True and result["exit_code"] != 0
     assert (workspace / "beat").exists(), "the grandchild never started"
     assert heartbeat_stopped(workspace / "beat")
