@@ -64,14 +64,22 @@ def main(argv=None):
         if tools.sandbox_warning:
             print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
         print(f"recording {model.model} at {model.host} on a fresh copy of the sample")
-        body = run_recorded(model, tools, max_turns=args.max_turns, deadline=args.deadline,
-                            on_event=Printer(show_thinking=args.show_thinking))
+        try:
+            body = run_recorded(model, tools, max_turns=args.max_turns, deadline=args.deadline,
+                                on_event=Printer(show_thinking=args.show_thinking))
+        except KeyboardInterrupt:  # the loop has closed its stream on the way out
+            print("\ninterrupted: nothing was written", file=sys.stderr)
+            return 130
     body["settings"].update(think=args.think, keep_alive=model.keep_alive, options=model.options)
     head = {"format": FORMAT, "source": "scripted" if args.scripted else "live"}
     if args.scripted:
         head["about"] = args.scripted
     model_info.pop("capabilities")
-    save(args.output, {**head, "model": model_info, **body})
+    try:
+        save(args.output, {**head, "model": model_info, **body})
+    except OSError as error:
+        print(f"error: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+        return 1
     tests = body["final_tests"]
     print(f"verdict: {body['verdict']} (independent pytest: exit_code {tests['exit_code']}, "
           f"{tests['passed']} passed, {tests['failed']} failed); tests unchanged: {body['tests_unchanged']}")

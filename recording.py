@@ -83,7 +83,7 @@ def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event
         if on_event:
             on_event(event)
     final_tests = tools.run_tests()  # the verdict: pytest's, never the model's
-    tests_unchanged = (tools.root / TEST_FILE).read_bytes() == (SAMPLE / TEST_FILE).read_bytes()
+    tests_unchanged = _same_file(tools.root / TEST_FILE, SAMPLE / TEST_FILE)
     return {
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "task": task, "system": SYSTEM, "tools": tools.schemas,
@@ -94,6 +94,13 @@ def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event
         "turns": recorder.turns, "events": events, "stop": events[-1],
         "timings": {"model_s": recorder.model_s, "tool_s": tool_s},
     }
+
+
+def _same_file(copy_path, original):
+    """Byte equality, without following a link or opening a FIFO the tested code left there."""
+    if copy_path.is_symlink() or not copy_path.is_file():
+        return False
+    return copy_path.read_bytes() == original.read_bytes()
 
 
 def verdict(final_tests, tests_unchanged):

@@ -21,6 +21,7 @@ from bounded_run import run_bounded
 READABLE = ("path_rules.py", "tests/test_path_rules.py")
 EDITABLE = "path_rules.py"
 OUTPUT_CHARS = 4000
+MAX_FILE_BYTES = 100_000  # the sample's files are tiny; a huge one would flood the context
 # A fixed command: no bytecode, no cache, no config from parent folders, only tests/.
 PYTEST_ARGS = ("-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull,
                "--rootdir", ".", "tests")
@@ -113,6 +114,9 @@ class RepoTools:
         resolved = (self.root / relative).resolve()  # follows symlinks, so a link out is caught
         if not resolved.is_relative_to(self.root) or resolved.relative_to(self.root).as_posix() != relative:
             raise ValueError(f"{path!r} resolves outside the repository; refused")
+        # Tested code may have swapped the file for a FIFO (reads would hang) or a huge file.
+        if not resolved.is_file() or resolved.stat().st_size > MAX_FILE_BYTES:
+            raise ValueError(f"{path!r} is not a regular file under {MAX_FILE_BYTES} bytes; refused")
         return resolved
 
     def _relative(self, path):

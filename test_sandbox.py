@@ -14,7 +14,7 @@ import pytest
 import sandbox
 from conftest import write_probe
 from repo_tools import RepoTools
-from test_tools import FIX_NEW, FIX_OLD
+from test_tools import FIX_NEW, FIX_OLD, heartbeat_stopped
 
 AVAILABLE, WHY_NOT = sandbox.detect()
 pytestmark = pytest.mark.skipif(AVAILABLE != "bubblewrap" and not os.environ.get("CI"),
@@ -125,6 +125,17 @@ open("forks", "w").write(str(children))
     assert result["exit_code"] == 0 and not result["timed_out"], result["output"]
     assert 0 < forks <= sandbox.EXTRA_PROCESSES  # stopped by the limit, long before 5000
     # and the sleeping children died with the sandbox: the run did not wait 30 s for them
+
+
+def test_an_infinite_loop_is_killed_at_the_timeout_with_its_children(workspace):
+    result = probe(workspace, """
+code = "import time\\nwhile True:\\n    open('beat', 'w').write(str(time.time())); time.sleep(0.05)"
+subprocess.Popen([sys.executable, "-c", code], start_new_session=True)  # tries to escape the group
+while True:
+    pass
+""", test_timeout=1.5)
+    assert result["timed_out"] is True and (workspace / "beat").exists()
+    assert heartbeat_stopped(workspace / "beat")  # the PID namespace took the escaped child too
 
 
 def test_the_samples_own_tests_fail_and_pass_as_before(workspace):

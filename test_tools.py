@@ -1,5 +1,7 @@
 """The allowlisted tools on real copies of the sample: paths, edits, and the pytest run."""
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -166,3 +168,23 @@ time.sleep(0.3)
     result = RepoTools(workspace).run_tests()
     assert result["exit_code"] == 0 and result["timed_out"] is False
     assert heartbeat_stopped(workspace / "beat")
+
+
+def test_read_file_refuses_a_fifo_or_a_huge_file_left_by_tested_code(tools, workspace):
+    os.unlink(workspace / "path_rules.py")
+    os.mkfifo(workspace / "path_rules.py")  # reading it would block forever
+    with pytest.raises(ValueError, match="not a regular file"):
+        tools.read_file("path_rules.py")
+    (workspace / "tests/test_path_rules.py").write_text("#" * 200_000)
+    with pytest.raises(ValueError, match="not a regular file under"):
+        tools.read_file("tests/test_path_rules.py")
+
+
+def test_the_projects_own_pytest_never_collects_the_samples_tests():
+    here = Path(__file__).parent
+    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+                               cwd=here, capture_output=True, text=True,
+                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}).stdout
+    node_ids = [line for line in collected.splitlines() if "::" in line]
+    assert any(node.startswith("test_loop.py::") for node in node_ids)
+    assert not [node for node in node_ids if node.startswith("sample_repo") or "windows_separators" in node]
