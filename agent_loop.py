@@ -29,7 +29,8 @@ def agent_events(chat, tools, task, *, max_turns=8, deadline=None):
     # Validate before any request: a bool is an int in Python, but never a turn budget.
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(f"max_turns must be a positive int, not {max_turns!r}")
-    if deadline is not None and (isinstance(deadline, bool) or not deadline > 0):
+    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, (int, float))
+                                 or not deadline > 0):
         raise ValueError(f"deadline must be a positive number of seconds or None, not {deadline!r}")
     ends_at = None if deadline is None else now() + deadline
     out_of_time = lambda: ends_at is not None and now() >= ends_at
@@ -89,6 +90,8 @@ def _stream_turn(request, turn, out_of_time):
             if chunk.get("done"):
                 done, done_reason = True, chunk.get("done_reason")
     except Exception as error:  # noqa: BLE001 - any failure of the model is a named stop
+        if out_of_time():
+            return {"stop": "deadline"}  # e.g. a read timeout set to fit the budget
         return {"stop": "model_error", "error": f"{type(error).__name__}: {error}"}
     finally:
         close = getattr(stream, "close", None)

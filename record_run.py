@@ -14,7 +14,9 @@ import argparse
 import sys
 import tempfile
 
-from local_model import DEFAULT_MODEL, LocalModel, ModelUnavailable
+import httpx
+
+from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel, ModelUnavailable
 from printer import Printer
 from recording import FORMAT, fresh_sample, run_recorded, save
 from repo_tools import RepoTools
@@ -49,7 +51,11 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    model = LocalModel(args.model, args.host, think=args.think)
+    # With a deadline, a silent server may not hold the run past it (the loop checks the
+    # deadline per chunk, so a stream that sends nothing needs the read timeout).
+    timeout = TIMEOUT if args.deadline is None else httpx.Timeout(
+        TIMEOUT.connect, read=min(TIMEOUT.read, args.deadline))
+    model = LocalModel(args.model, args.host, think=args.think, timeout=timeout)
     try:
         model_info = model.check()  # fail before any work: server up, model pulled, tools supported
     except ModelUnavailable as error:

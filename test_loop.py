@@ -212,9 +212,9 @@ def test_max_turns_must_be_a_positive_int(tools, bad):
     assert chat.requests == []
 
 
-@pytest.mark.parametrize("bad", [0, -5, True, "10"])
+@pytest.mark.parametrize("bad", [0, -5, True, "10", float("nan")])
 def test_deadline_must_be_positive_seconds(tools, bad):
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(ValueError, match="deadline"):
         list(agent_events(ScriptedChat(), tools, TASK, deadline=bad))
 
 
@@ -249,6 +249,12 @@ def test_deadline_mid_stream_closes_the_stream_and_runs_no_tool(tools, clock):
     assert [e["text"] for e in of_type(events, "text_delta")] == ["one"]
     assert of_type(events, "tool_start") == [] and chat.closed_streams == 1
     assert events[-1]["reason"] == "deadline"
+
+
+def test_a_model_error_after_the_deadline_is_reported_as_the_deadline(tools, clock):
+    chat = ScriptedChat([text("one"), lambda: clock.advance(30), TimeoutError("read timed out")])
+    events = run(chat, tools, deadline=10)
+    assert events[-1] == {"type": "stopped", "turn": 1, "reason": "deadline"}
 
 
 def test_deadline_is_checked_between_tool_calls(workspace, clock):

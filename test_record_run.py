@@ -8,6 +8,7 @@ import pytest
 
 import record_run
 from recording import FORMAT, sample_hashes
+from fake_ollama import Stall
 from scripted import call, done, text, thinking
 from test_local_model import FIX, closed_port
 
@@ -98,3 +99,12 @@ def test_a_missing_sandbox_is_reported_not_hidden(fake_ollama, tmp_path):
     assert "warning: bubblewrap is not installed" in finished.stderr
     assert "[sandbox: none]" in finished.stdout
     assert json.loads(output.read_text())["sandbox"] == "none"
+
+
+def test_a_deadline_stops_a_stalled_live_stream(fake_ollama, tmp_path, capsys):
+    fake_ollama.play([text("Thinking"), Stall(4), text(" more"), done()])
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--deadline", "1"]) == 0
+    rec = json.loads(output.read_text())
+    assert rec["stop"] == {"type": "stopped", "turn": 1, "reason": "deadline"}
+    assert rec["settings"]["deadline"] == 1.0 and "stopped: deadline" in capsys.readouterr().out
