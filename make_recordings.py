@@ -52,6 +52,16 @@ SCRIPTS = {
             [text("That tool does not exist; running the tests instead."), done(tool_calls=[RUN])],
             [text("One test fails: test_accepts_windows_separators."), done()],
         ]),
+    "syntax_error_recovery": (
+        "an edit that breaks the syntax; the model reads the collection error and repairs it", [], [
+            [done(tool_calls=[call("replace_text", old='parts = path.split("/")',
+                                   new='parts = path.replace("\\\\", "/").split("/"')])],
+            [done(tool_calls=[RUN])],
+            [text("I left a parenthesis open."),
+             done(tool_calls=[call("replace_text", old='.split("/"\n', new='.split("/")\n')])],
+            [done(tool_calls=[RUN])],
+            [text("Fixed: backslashes are normalised and all tests pass."), done()],
+        ]),
     "claims_pass_tests_fail": (
         "the final message claims success but the independent pytest run still fails", [], [
             [calls(READ_CODE), done()],

@@ -44,9 +44,10 @@ def summarise(result):
     if "error" in result:
         return f"error: {result['error']}"
     if "exit_code" in result:
-        timed_out = ", timed out" if result.get("timed_out") else ""
+        extra = (f", {result['errors']} errors" if result.get("errors") else "") + (
+            ", timed out" if result.get("timed_out") else "")
         return (f"exit_code {result['exit_code']}, {result['passed']} passed, {result['failed']} failed"
-                f"{timed_out} [sandbox: {result.get('sandbox', 'none')}]")
+                f"{extra} [sandbox: {result.get('sandbox', 'none')}]")
     text = json.dumps(result, ensure_ascii=False)
     return text if len(text) <= PREVIEW else text[:PREVIEW] + "..."
 

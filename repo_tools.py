@@ -101,7 +101,7 @@ class RepoTools:
         env = {**CLEAN_ENV, "HOME": str(self.root)}
         limits = sandbox.resource_limits(cpu_seconds=int(self.test_timeout) + 5)
         exit_code, output, timed_out = run_bounded(command, self.root, env, self.test_timeout, limits)
-        output = _without_durations(output)[-OUTPUT_CHARS:]
+        output = _portable(output, self.root)[-OUTPUT_CHARS:]
         result = {"exit_code": exit_code, "output": output, **_counts(output),
                   "timed_out": timed_out, "sandbox": self.sandbox}
         if self.sandbox_warning:
@@ -143,10 +143,15 @@ def write_atomic(path, text):
         raise
 
 
-def _without_durations(output):
-    # pytest ends with "1 failed, 3 passed in 0.05s"; the time would make every request
-    # differ from its recording, and the model needs the counts, not the seconds.
-    return re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?$", "", output, flags=re.M)
+def _portable(output, root):
+    """The same code gives the same output wherever it runs, so recordings replay exactly:
+    pytest's closing "in 0.05s" goes (the model needs counts, not seconds), and the paths
+    of this copy and this interpreter become relative or named."""
+    output = re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?$", "", output, flags=re.M)
+    output = output.replace(f"{root}/", "")
+    if sys.prefix != sys.base_prefix:
+        output = output.replace(sys.prefix, "<venv>")
+    return output.replace(sys.base_prefix, "<python>")
 
 
 def _counts(output):

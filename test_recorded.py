@@ -13,7 +13,8 @@ from replay import MACHINE_FIELDS, ReplayModel, RequestDrift, main, outcome, rep
 RECORDINGS = sorted((Path(__file__).parent / "recordings").glob("*.json"))
 BEHAVIOURS = {"fix_in_one_edit": "assistant_finished", "max_turns_one": "max_turns",
               "unfinished_stream": "incomplete_model_turn", "length_stop": "incomplete_model_turn",
-              "unknown_tool": "assistant_finished", "claims_pass_tests_fail": "assistant_finished"}
+              "unknown_tool": "assistant_finished", "claims_pass_tests_fail": "assistant_finished",
+              "syntax_error_recovery": "assistant_finished"}
 
 
 def without_machine_fields(events):

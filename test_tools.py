@@ -121,6 +121,15 @@ def test_run_tests_passes_after_the_fix(tools):
     assert (result["exit_code"], result["passed"], result["failed"]) == (0, 4, 0)
 
 
+def test_run_tests_output_names_no_path_of_this_copy_or_interpreter(tools, workspace):
+    tools.replace_text(FIX_OLD, "parts = path.split(")  # a syntax error: pytest prints paths
+    result = tools.run_tests()
+    assert result["exit_code"] == 2 and "SyntaxError" in result["output"]
+    assert 'File "path_rules.py"' in result["output"]
+    for place in (str(workspace), sys.prefix, sys.base_prefix):
+        assert place not in result["output"]
+
+
 def test_run_tests_inherits_no_secrets(monkeypatch, workspace):
     for name in ("OPENAI_API_KEY", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "OLLAMA_API_KEY", "MY_PASSWORD"):
         monkeypatch.setenv(name, "leaked-secret-value")
