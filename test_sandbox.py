@@ -133,7 +133,7 @@ code = "import time\\nwhile True:\\n    open('beat', 'w').write(str(time.time())
 subprocess.Popen([sys.executable, "-c", code], start_new_session=True)  # tries to escape the group
 while True:
     pass
-""", test_timeout=1.5)
+""", test_timeout=2.5)
     assert result["timed_out"] is True and (workspace / "beat").exists()
     assert heartbeat_stopped(workspace / "beat")  # the PID namespace took the escaped child too
 

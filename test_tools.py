@@ -162,7 +162,8 @@ subprocess.Popen([sys.executable, "-c", code])
 while True:
     pass
 """)
-    result = RepoTools(workspace, test_timeout=1.5).run_tests()
+    # Long enough for a loaded machine to start pytest and the grandchild first.
+    result = RepoTools(workspace, test_timeout=2.5).run_tests()
     assert result["timed_out"] is True and result["exit_code"] != 0
     assert (workspace / "beat").exists(), "the grandchild never started"
     assert heartbeat_stopped(workspace / "beat")
@@ -176,6 +177,7 @@ time.sleep(0.3)
 """)
     result = RepoTools(workspace).run_tests()
     assert result["exit_code"] == 0 and result["timed_out"] is False
+    assert (workspace / "beat").exists(), "the grandchild never started"
     assert heartbeat_stopped(workspace / "beat")
 
 
