@@ -17,7 +17,7 @@ import tempfile
 import httpx
 
 from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel, ModelUnavailable
-from printer import Printer
+from printer import Printer, summarise
 from recording import FORMAT, fresh_sample, run_recorded, save
 from repo_tools import RepoTools
 
@@ -51,46 +51,60 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    # With a deadline, a silent server may not hold the run past it (the loop checks the
-    # deadline per chunk, so a stream that sends nothing needs the read timeout).
-    timeout = TIMEOUT if args.deadline is None else httpx.Timeout(
-        TIMEOUT.connect, read=min(TIMEOUT.read, args.deadline))
-    model = LocalModel(args.model, args.host, think=args.think, timeout=timeout)
+    model = live_model(args)
     try:
         model_info = model.check()  # fail before any work: server up, model pulled, tools supported
     except ModelUnavailable as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return fail(error)
     with tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
         try:
             tools = RepoTools(fresh_sample(folder), sandbox_mode="require" if args.require_sandbox else "auto")
         except OSError as error:
-            print(f"error: {error} (install bubblewrap, or drop --require-sandbox)", file=sys.stderr)
-            return 1
+            return fail(f"{error} (install bubblewrap, or drop --require-sandbox)")
         if tools.sandbox_warning:
             print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
         print(f"recording {model.model} at {model.host} on a fresh copy of the sample")
+        start_tests = tools.run_tests()
+        print(f"starting tests: {summarise(start_tests)}")
         try:
             body = run_recorded(model, tools, max_turns=args.max_turns, deadline=args.deadline,
-                                on_event=Printer(show_thinking=args.show_thinking))
+                                start_tests=start_tests, on_event=Printer(show_thinking=args.show_thinking))
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
+    return write(args, model, model_info, body)
+
+
+def live_model(args):
+    # With a deadline, a silent server may not hold the run past it (the loop checks the
+    # deadline per chunk, so a stream that sends nothing needs the read timeout).
+    timeout = TIMEOUT if args.deadline is None else httpx.Timeout(
+        TIMEOUT.connect, read=min(TIMEOUT.read, args.deadline))
+    return LocalModel(args.model, args.host, think=args.think, timeout=timeout)
+
+
+def write(args, model, model_info, body):
+    """Label, save and report the recording; exit 0 whatever the verdict."""
     body["settings"].update(think=args.think, keep_alive=model.keep_alive, options=model.options)
     head = {"format": FORMAT, "source": "scripted" if args.scripted else "live"}
     if args.scripted:
         head["about"] = args.scripted
-    model_info.pop("capabilities")
+    model_info = {"name": model_info["name"], "digest": model_info["digest"]}
     try:
         save(args.output, {**head, "model": model_info, **body})
     except OSError as error:
-        print(f"error: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
-        return 1
+        return fail(f"cannot write {args.output}: {error.strerror or error}")
     tests = body["final_tests"]
     print(f"verdict: {body['verdict']} (independent pytest: exit_code {tests['exit_code']}, "
           f"{tests['passed']} passed, {tests['failed']} failed); tests unchanged: {body['tests_unchanged']}")
     print(f"wrote {args.output}")
     return 0
+
+
+def fail(message):
+    """One line on stderr that says what went wrong and what to do; no traceback."""
+    print(f"error: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -68,11 +68,10 @@ def sample_hashes(root=None):
             for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
 
 
-def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event=None, start_tests=True):
+def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event=None, start_tests=None):
     """Run the loop on `tools.root` (a fresh sample copy) and return the recording's body.
-    `start_tests=False` skips the starting run (a replay has the recorded one already)."""
+    `start_tests` is the result of the tests run before the loop (a replay has none)."""
     sample = sample_hashes(tools.root)
-    start_tests = tools.run_tests() if start_tests else None
     recorder, events, tool_s = Recorder(chat), [], []
     for event in agent_events(recorder, tools, task, max_turns=max_turns, deadline=deadline):
         if event["type"] == "tool_start":

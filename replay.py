@@ -104,7 +104,7 @@ def replay(path, *, check_requests=True):
         tools = RepoTools(fresh_sample(folder))
         # No deadline: wall-clock time is not part of what a replay reproduces.
         body = run_recorded(ReplayModel(recording, check_requests), tools, task=recording["task"],
-                            max_turns=recording["settings"]["max_turns"], start_tests=False)
+                            max_turns=recording["settings"]["max_turns"])
     return {"recording": recording, "events": body["events"], "final_tests": body["final_tests"]}
 
 

@@ -2,32 +2,22 @@
 
 `RepoTools(root)` works on one copy of the sample: `read_file` reads the two allowlisted
 files, `replace_text` edits `path_rules.py` by exact, unique match, and `run_tests` runs a
-fixed pytest command in a sandbox (see sandbox.py) with a clean environment and bounds on
-time, output and memory.
+fixed pytest command as untrusted code (see pytest_run.py and sandbox.py).
 
 What this file deliberately is not: a shell, a general file API, or a judge of the model's
 claims. Tool problems raise ValueError / TypeError / OSError; the loop turns them into
 `{"error": ...}` results the model can read.
 """
 import os
-import re
-import sys
 import tempfile
 from pathlib import Path
 
 import sandbox
-from bounded_run import run_bounded
+from pytest_run import run_pytest
 
 READABLE = ("path_rules.py", "tests/test_path_rules.py")
 EDITABLE = "path_rules.py"
-OUTPUT_CHARS = 4000
 MAX_FILE_BYTES = 100_000  # the sample's files are tiny; a huge one would flood the context
-# A fixed command: no bytecode, no cache, no config from parent folders, only tests/.
-PYTEST_ARGS = ("-B", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull,
-               "--rootdir", ".", "tests")
-# Nothing inherited: API keys, tokens and PYTHON* settings stay outside.
-CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
-             "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def _schema(name, description, **properties):
@@ -51,6 +41,8 @@ class RepoTools:
 
     def __init__(self, root, *, test_timeout=15.0, sandbox_mode="auto"):
         """sandbox_mode: "auto" (bubblewrap where it works), "require" (raise if it does not), "none"."""
+        if sandbox_mode not in ("auto", "require", "none"):
+            raise ValueError(f"sandbox_mode must be 'auto', 'require' or 'none', not {sandbox_mode!r}")
         self.root = Path(root).resolve()
         self.test_timeout = test_timeout
         self.sandbox, self.sandbox_warning = ("none", "sandbox turned off") if sandbox_mode == "none" else sandbox.detect()
@@ -94,16 +86,7 @@ class RepoTools:
 
     def run_tests(self):
         """Run the fixed pytest command and return its exit code, counts and output tail."""
-        command = [sys.executable, *PYTEST_ARGS]
-        if self.sandbox == "bubblewrap":
-            sandbox.prepare_workspace(self.root)
-            command = sandbox.wrap(command, self.root)
-        env = {**CLEAN_ENV, "HOME": str(self.root)}
-        limits = sandbox.resource_limits(cpu_seconds=int(self.test_timeout) + 5)
-        exit_code, output, timed_out = run_bounded(command, self.root, env, self.test_timeout, limits)
-        output = _portable(output, self.root)[-OUTPUT_CHARS:]
-        result = {"exit_code": exit_code, "output": output, **_counts(output),
-                  "timed_out": timed_out, "sandbox": self.sandbox}
+        result = {**run_pytest(self.root, self.test_timeout, self.sandbox), "sandbox": self.sandbox}
         if self.sandbox_warning:
             result["sandbox_warning"] = self.sandbox_warning
         return result
@@ -142,23 +125,3 @@ def write_atomic(path, text):
         os.unlink(temp)
         raise
 
-
-def _portable(output, root):
-    """The same code gives the same output wherever it runs, so recordings replay exactly:
-    pytest's closing "in 0.05s" goes (the model needs counts, not seconds), and the paths
-    of this copy and this interpreter become relative or named."""
-    output = re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?$", "", output, flags=re.M)
-    output = output.replace(f"{root}/", "")
-    if sys.prefix != sys.base_prefix:
-        output = output.replace(sys.prefix, "<venv>")
-    return output.replace(sys.base_prefix, "<python>")
-
-
-def _counts(output):
-    """Parse pytest's closing summary line ("1 failed, 3 passed") into counts."""
-    for line in reversed(output.splitlines()):
-        if re.fullmatch(r"\d+ \w+(, \d+ \w+)*", line.strip()):
-            counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
-            errors = counts.get("errors", counts.get("error", 0))  # "1 error", "2 errors"
-            return {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "errors": errors}
-    return {"passed": 0, "failed": 0, "errors": 0}

@@ -28,6 +28,7 @@ def test_a_run_is_printed_as_it_goes_and_recorded(fake_ollama, tmp_path, capsys)
     code = record_run.main(["--host", fake_ollama.url, "--output", str(output), "--scripted", "a test repair"])
     printed = capsys.readouterr().out
     assert code == 0
+    assert "starting tests: exit_code 1, 3 passed, 1 failed" in printed
     assert "Reading the code." in printed and "> read_file(path='path_rules.py')" in printed
     assert "< run_tests: exit_code 0, 4 passed, 0 failed" in printed
     assert "stopped: assistant_finished after turn 4" in printed and "verdict: repaired" in printed

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import write_probe
-from repo_tools import OUTPUT_CHARS, SCHEMAS, RepoTools
+from pytest_run import OUTPUT_CHARS
+from repo_tools import SCHEMAS, RepoTools
 
 FIX_OLD = 'parts = path.split("/")'
 FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
