@@ -6,23 +6,25 @@ its replay read the same. What this file deliberately is not: a logger or a UI f
 import json
 import sys
 
-PREVIEW = 100  # characters of a tool result shown on its line
+PREVIEW = 100  # characters of arguments or of an unknown result shown on a line
 
 
 class Printer:
-    """Prints events as they come; `show_thinking` adds the model's thinking, dimmed."""
+    """Prints events as they come; `show_thinking` adds the model's thinking (dimmed on a terminal)."""
 
     def __init__(self, out=None, show_thinking=False):
         self.out, self.show_thinking = out or sys.stdout, show_thinking
-        self.mid_line = False  # streamed text leaves the cursor mid-line
+        self.dim = self.out.isatty()
+        self.streaming = None  # "text" or "thinking" while a fragment left the cursor mid-line
 
     def __call__(self, event):
         kind = event["type"]
-        if kind == "model_start":
+        if kind == "text_delta":
+            self._stream("text", event["text"])
+        elif kind == "thinking_delta" and self.show_thinking:
+            self._stream("thinking", f"\x1b[2m{event['text']}\x1b[0m" if self.dim else event["text"])
+        elif kind == "model_start":
             self._line(f"--- turn {event['turn']} ---")
-        elif kind == "text_delta" or (kind == "thinking_delta" and self.show_thinking):
-            self.out.write(event["text"] if kind == "text_delta" else f"\x1b[2m{event['text']}\x1b[0m")
-            self.mid_line = True
         elif kind == "tool_start":
             self._line(f"> {event['name']}({_arguments(event['arguments'])})")
         elif kind == "tool_result":
@@ -32,10 +34,16 @@ class Printer:
             self._line(f"stopped: {event['reason']} after turn {event['turn']}{error}")
         self.out.flush()
 
+    def _stream(self, kind, text):
+        if self.streaming not in (None, kind):
+            self.out.write("\n")  # thinking and the answer each get their own lines
+        self.out.write(text)
+        self.streaming = kind
+
     def _line(self, text):
-        if self.mid_line:
+        if self.streaming:
             self.out.write("\n")
-            self.mid_line = False
+            self.streaming = None
         self.out.write(text + "\n")
 
 
@@ -48,6 +56,10 @@ def summarise(result):
             ", timed out" if result.get("timed_out") else "")
         return (f"exit_code {result['exit_code']}, {result['passed']} passed, {result['failed']} failed"
                 f"{extra} [sandbox: {result.get('sandbox', 'none')}]")
+    if "text" in result:
+        return f"{result['path']}, {len(result['text'].splitlines())} lines"
+    if "replaced" in result:
+        return f"replaced {result['replaced']} in {result['path']}"
     text = json.dumps(result, ensure_ascii=False)
     return text if len(text) <= PREVIEW else text[:PREVIEW] + "..."
 
