@@ -36,7 +36,10 @@ class ReplayedModelError(Exception):
 
 
 class ReplayModel:
+    """A chat callable that answers request i with the recording's turn i (a dict or a path)."""
+
     def __init__(self, recording, check_requests=True):
+        recording = recording if isinstance(recording, dict) else load(recording)
         self.turns, self.check_requests, self.served = recording["turns"], check_requests, 0
 
     def __call__(self, messages, tool_schemas):

@@ -90,8 +90,7 @@ def test_replay_model_compares_tool_results_field_by_field_but_not_the_machines_
 
 
 def test_a_request_beyond_the_recording_raises():
-    rec = load(Path(__file__).parent / "recordings/max_turns_one.json")
-    model = ReplayModel(rec, check_requests=False)
+    model = ReplayModel(Path(__file__).parent / "recordings/max_turns_one.json", check_requests=False)
     list(model([], []))
     with pytest.raises(RequestDrift, match="beyond the recording's 1 turns"):
         model([], [])
