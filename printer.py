@@ -1,8 +1,9 @@
-"""Turn loop events into terminal output: text as it streams, one line per tool call.
+"""Terminal output: loop events as they stream, one line per tool call, one-line flag errors.
 
 Shared by record_run.py (live progress) and replay.py (transcripts), so a recorded run and
 its replay read the same. What this file deliberately is not: a logger or a UI framework.
 """
+import argparse
 import json
 import sys
 
@@ -69,3 +70,10 @@ def _arguments(arguments):
         return repr(arguments)
     shown = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
     return shown if len(shown) <= PREVIEW else shown[:PREVIEW] + "..."
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one line that says what to do (exit 2), not a usage dump."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")

@@ -17,7 +17,7 @@ import tempfile
 import httpx
 
 from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel, ModelUnavailable
-from printer import Printer, summarise
+from printer import OneLineParser, Printer, summarise
 from recording import FORMAT, fresh_sample, run_recorded, save
 from repo_tools import RepoTools
 
@@ -35,7 +35,7 @@ def positive(kind):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description="Record one live run of the coding loop.")
+    parser = OneLineParser(description="Record one live run of the coding loop.")
     parser.add_argument("--model", default=DEFAULT_MODEL, help="Ollama model tag (default: %(default)s)")
     parser.add_argument("--host", help="Ollama URL (default: $OLLAMA_HOST, then http://127.0.0.1:11434)")
     parser.add_argument("--max-turns", type=positive(int), default=8, help="model requests at most")

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from printer import Printer
+from printer import OneLineParser, Printer
 from recording import fresh_sample, load, run_recorded, sample_hashes
 from repo_tools import RepoTools
 
@@ -118,8 +118,10 @@ def outcome(events, final_tests):
     return {"stop": events[-1]["reason"], "tools": tools, "final_exit_code": final_tests["exit_code"]}
 
 
-def main(paths):
-    paths = paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
+def main(argv=None):
+    parser = OneLineParser(description="Replay recordings offline with the real tools and pytest.")
+    parser.add_argument("paths", nargs="*", metavar="FILE", help="recordings (default: every file in recordings/)")
+    paths = parser.parse_args(argv).paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
     if not paths:
         print(f"no recordings in {RECORDINGS}", file=sys.stderr)
         return 1
@@ -147,4 +149,4 @@ def main(paths):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

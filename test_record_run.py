@@ -81,7 +81,8 @@ def test_a_model_that_is_not_pulled_says_how_to_pull_it(fake_ollama, tmp_path, c
 def test_bad_flags_are_refused_before_anything_runs(flags, capsys):
     with pytest.raises(SystemExit) as exit_:
         record_run.main(flags)
-    assert exit_.value.code == 2 and "error:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "--help" in err
 
 
 def test_require_sandbox_refuses_where_bubblewrap_is_missing(fake_ollama, tmp_path):
