@@ -46,12 +46,14 @@ def detect():
 def wrap(command, workspace):
     """Return argv that runs `command` (cwd: workspace) inside the sandbox."""
     workspace = os.path.realpath(workspace)
-    hidden = ["/tmp", *_homes()]
+    hidden = ["/tmp", *_homes(), *[p for p in ("/run",) if os.path.isdir(p)]]
     argv = [shutil.which("bwrap"), *_namespaces(), "--die-with-parent",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
-    # Hide every home: the user's files, keys and tokens live there.
-    for home in hidden[1:]:
-        argv += ["--tmpfs", home]
+    # Hide every home (the user's files, keys and tokens live there) and /run (the sockets
+    # of the host's daemons, such as Docker's, live there: a network namespace does not
+    # cover Unix sockets on the file system).
+    for place in hidden[1:]:
+        argv += ["--tmpfs", place]
     # The interpreter and its environment may live in a hidden place (pyenv in home,
     # CI's venv in the temp dir): mount them back, read-only, at the same paths.
     made = set()

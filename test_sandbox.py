@@ -164,3 +164,25 @@ def test_without_bubblewrap_the_result_says_so(workspace, monkeypatch, tmp_path)
 def test_sandbox_can_be_turned_off_explicitly_and_that_is_reported(workspace):
     result = RepoTools(workspace, sandbox_mode="none").run_tests()
     assert result["sandbox"] == "none" and result["sandbox_warning"] == "sandbox turned off"
+
+
+def test_host_daemon_sockets_under_run_are_out_of_reach(workspace):
+    path = Path("/run") / f"coding-loop-{uuid.uuid4().hex[:8]}.sock"
+    if not os.access("/run", os.W_OK):
+        pytest.skip("cannot create a socket in /run here")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        os.chmod(path, 0o777)  # so only the sandbox, not file permissions, can keep the probe out
+        listener.listen()
+        try:
+            result = probe(workspace, f"""
+client = socket.socket(socket.AF_UNIX)
+try:
+    client.connect("{path}")
+    raise AssertionError("reached a host daemon's socket")
+except OSError as error:
+    assert "reached" not in str(error)
+""")
+        finally:
+            path.unlink()
+    assert result["exit_code"] == 0, result["output"]
