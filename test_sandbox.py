@@ -186,3 +186,14 @@ except OSError as error:
         finally:
             path.unlink()
     assert result["exit_code"] == 0, result["output"]
+
+
+def test_the_limits_are_in_force_inside(workspace):
+    result = probe(workspace, f"""
+import resource
+assert resource.getrlimit(resource.RLIMIT_AS)[0] == {sandbox.MEMORY_BYTES}
+assert resource.getrlimit(resource.RLIMIT_CPU)[0] == 7          # the timeout (2 s) plus 5
+assert resource.getrlimit(resource.RLIMIT_FSIZE)[0] == {sandbox.FILE_BYTES}
+assert 0 < resource.getrlimit(resource.RLIMIT_NPROC)[0] < 10_000
+""", test_timeout=2)
+    assert result["exit_code"] == 0, result["output"]
