@@ -45,15 +45,18 @@ class LocalModel:
 
     def __call__(self, messages, tool_schemas):
         """Yield the chunks of one streamed reply; the stream is closed however this ends."""
-        stream = self.client.chat(model=self.model, messages=messages, tools=tool_schemas, stream=True,
-                                  think=self.think, keep_alive=self.keep_alive, options=self.options)
+        stream = None
         try:
-            for chunk in stream:  # the request is only sent here, at the first next()
+            # The SDK validates the messages here and sends the request at the first next().
+            stream = self.client.chat(model=self.model, messages=messages, tools=tool_schemas, stream=True,
+                                      think=self.think, keep_alive=self.keep_alive, options=self.options)
+            for chunk in stream:
                 yield chunk.model_dump(exclude_none=True)
         except FAILURES as error:
             raise ModelUnavailable(self.explain(error)) from error
         finally:
-            stream.close()
+            if stream is not None:
+                stream.close()
 
     def check(self):
         """Before a run: return {"name", "digest", "capabilities"} or raise ModelUnavailable."""
