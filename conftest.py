@@ -7,6 +7,9 @@ import pytest
 from repo_tools import RepoTools
 
 SAMPLE = Path(__file__).parent / "sample_repo"
+# The one-line repair of the sample: normalise Windows separators before splitting.
+FIX_OLD = 'parts = path.split("/")'
+FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
 
 
 @pytest.fixture

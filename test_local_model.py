@@ -5,13 +5,14 @@ import time
 import pytest
 
 from agent_loop import agent_events
+from conftest import FIX_NEW, FIX_OLD
 from fake_ollama import Drop, HttpError, Stall
 from local_model import OPTIONS, LocalModel, ModelUnavailable
 from repo_tools import SCHEMAS
 from scripted import call, calls, done, text, thinking
 
 TASK = "Fix the failing test."
-FIX = call("replace_text", old='parts = path.split("/")', new='parts = path.replace("\\\\", "/").split("/")')
+FIX = call("replace_text", old=FIX_OLD, new=FIX_NEW)
 
 
 def run_live(server, tools, **model_options):

@@ -4,12 +4,11 @@ import json
 import pytest
 
 from agent_loop import SYSTEM, agent_events
+from conftest import FIX_NEW, FIX_OLD
 from repo_tools import RepoTools
 from scripted import ScriptedChat, call, calls, done, text, thinking
 
 TASK = "Make the failing test in tests/test_path_rules.py pass."
-FIX_OLD = 'parts = path.split("/")'
-FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
 # The quickest real tool call, for tests that are about the loop rather than about pytest.
 READ = call("read_file", path="path_rules.py")
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import sandbox
-from conftest import write_probe
+from conftest import FIX_NEW, FIX_OLD, write_probe
 from repo_tools import RepoTools
-from test_tools import FIX_NEW, FIX_OLD, heartbeat_stopped
+from test_tools import heartbeat_stopped
 
 AVAILABLE, WHY_NOT = sandbox.detect()
 pytestmark = pytest.mark.skipif(AVAILABLE != "bubblewrap" and not os.environ.get("CI"),

@@ -7,12 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_probe
+from conftest import FIX_NEW, FIX_OLD, write_probe
 from pytest_run import OUTPUT_CHARS
 from repo_tools import SCHEMAS, RepoTools
 
-FIX_OLD = 'parts = path.split("/")'
-FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
 
 
 def heartbeat_stopped(path, wait=0.4):
