@@ -1,12 +1,9 @@
 """Shared fixtures: every test works on its own fresh copy of the sample."""
-import shutil
-from pathlib import Path
-
 import pytest
 
+from recording import fresh_sample
 from repo_tools import RepoTools
 
-SAMPLE = Path(__file__).parent / "sample_repo"
 # The one-line repair of the sample: normalise Windows separators before splitting.
 FIX_OLD = 'parts = path.split("/")'
 FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
@@ -15,7 +12,7 @@ FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
 @pytest.fixture
 def workspace(tmp_path):
     """A fresh copy of the faulty sample; the original is never touched."""
-    return Path(shutil.copytree(SAMPLE, tmp_path / "repo"))
+    return fresh_sample(tmp_path)
 
 
 @pytest.fixture

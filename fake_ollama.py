@@ -77,8 +77,9 @@ class FakeOllama:
         return self
 
     def _show(self, request):
-        if json.loads(request.data).get("model") != self.model:
-            return _error(404, f"model '{json.loads(request.data).get('model')}' not found")
+        asked = json.loads(request.data).get("model")
+        if asked != self.model:
+            return _error(404, f"model '{asked}' not found")
         return Response(go_json({"modified_at": "2026-01-01T00:00:00Z", "details": {"family": "fake"},
                                  "model_info": {}, "capabilities": self.capabilities}),
                         content_type="application/json; charset=utf-8")

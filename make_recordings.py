@@ -17,7 +17,8 @@ from fake_ollama import FakeOllama
 from scripted import call, calls, done, text, thinking
 
 HERE = Path(__file__).parent
-FIX = call("replace_text", old='parts = path.split("/")', new='parts = path.replace("\\\\", "/").split("/")')
+FIX_OLD = 'parts = path.split("/")'
+FIX = call("replace_text", old=FIX_OLD, new='parts = path.replace("\\\\", "/").split("/")')
 READ_CODE = call("read_file", path="path_rules.py")
 READ_TESTS = call("read_file", path="tests/test_path_rules.py")
 RUN = call("run_tests")
@@ -54,7 +55,7 @@ SCRIPTS = {
         ]),
     "syntax_error_recovery": (
         "an edit that breaks the syntax; the model reads the collection error and repairs it", [], [
-            [done(tool_calls=[call("replace_text", old='parts = path.split("/")',
+            [done(tool_calls=[call("replace_text", old=FIX_OLD,
                                    new='parts = path.replace("\\\\", "/").split("/"')])],
             [done(tool_calls=[RUN])],
             [text("I left a parenthesis open."),

@@ -10,6 +10,7 @@ from fake_ollama import Drop, HttpError, Stall
 from local_model import OPTIONS, LocalModel, ModelUnavailable
 from repo_tools import SCHEMAS
 from scripted import call, calls, done, text, thinking
+from test_loop import of_type
 
 TASK = "Fix the failing test."
 FIX = call("replace_text", old=FIX_OLD, new=FIX_NEW)
@@ -19,10 +20,6 @@ def run_live(server, tools, **model_options):
     events = list(agent_events(LocalModel(host=server.url, **model_options), tools, TASK))
     assert [e["type"] for e in events].count("stopped") == 1
     return events
-
-
-def of_type(events, kind):
-    return [event for event in events if event["type"] == kind]
 
 
 def test_the_sdk_sends_what_the_loop_asked_for(tools, fake_ollama):
