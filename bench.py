@@ -4,24 +4,38 @@
 
 1. Assembly: the loop consuming a 10k and a 100k chunk turn, and their ratio (about 10
    means linear; the target is at most 12).
-2. A replay of recordings/fix_in_one_edit.json: the harness's own time per turn outside the
-   tools (target: under 1 ms), and the share of wall time spent in pytest subprocesses.
-3. Request bytes per turn of that recording (how fast the context grows).
+2. Parsing calls written as text: microseconds per 2 KB reply (target: under 50 µs).
+3. A real replay of recordings/fix_in_one_edit.json: the harness's own time per turn outside
+   the tools (target: under 300 µs), and the share of wall time spent in pytest subprocesses.
+4. Request bytes per turn of that recording (how fast the context grows).
+5. The served replay of every recording: total time and subprocesses spawned (target: 0).
+6. Prompt tokens per turn of the live recordings: cached by the server versus evaluated anew.
+7. Scripted evaluation: attempts per minute with --jobs 1 and --jobs 2 and their ratio
+   (target: at least 1.6 on 2 cores), and the harness's time beyond the attempts' own pytest
+   runs (target: at most 5%).
 
 What this file deliberately is not: a test. Nothing here asserts a time.
 """
+import contextlib
+import io
 import json
+import subprocess
 import tempfile
 import time
+import timeit
 from pathlib import Path
 
+import evaluate
 from agent_loop import agent_events
-from recording import fresh_sample, load
-from replay import ReplayModel
-from repo_tools import RepoTools
+from recording import load
+from replay import ReplayModel, replay
+from repo_tools import SCHEMAS, RepoTools
 from scripted import done, text
+from task_catalog import fresh_copy, load_task
+from text_calls import find_text_calls
 
-RECORDING = Path(__file__).parent / "recordings" / "fix_in_one_edit.json"
+HERE = Path(__file__).parent
+RECORDINGS = sorted((HERE / "recordings").glob("*.json"))
 
 
 class NoTools:
@@ -34,10 +48,10 @@ class TimedTools:
     def __init__(self, tools):
         self.tools, self.schemas, self.seconds = tools, tools.schemas, {}
 
-    def invoke(self, name, arguments):
+    def invoke(self, name, arguments, **options):
         started = time.perf_counter()
         try:
-            return self.tools.invoke(name, arguments)
+            return self.tools.invoke(name, arguments, **options)
         finally:
             self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
 
@@ -54,10 +68,20 @@ def assembly_seconds(chunk_count, repeats=3):
     return best
 
 
+def parse_microseconds():
+    """Microseconds to find the one call in a 2 KB reply of prose and code."""
+    prose = "I looked at the function and the failing test; the separators are the problem. " * 22
+    reply = prose[:1900] + '\n```json\n{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n```'
+    assert len(find_text_calls(reply, SCHEMAS)) == 1
+    runs = 2000
+    return min(timeit.repeat(lambda: find_text_calls(reply, SCHEMAS), number=runs, repeat=5)) / runs * 1e6
+
+
 def replay_profile(recording):
     """Wall time of one replay of the loop, split into tool time and the harness's own."""
+    task = load_task(recording["task_name"])
     with tempfile.TemporaryDirectory() as folder:
-        tools = TimedTools(RepoTools(fresh_sample(folder)))
+        tools = TimedTools(RepoTools(fresh_copy(task, folder), task=task))
         started = time.perf_counter()
         events = list(agent_events(ReplayModel(recording), tools, recording["task"],
                                    max_turns=recording["settings"]["max_turns"]))
@@ -66,18 +90,84 @@ def replay_profile(recording):
     return wall, tools.seconds, len(recording["turns"])
 
 
+def served_replays():
+    """Seconds for the served replay of every recording, and the subprocesses it started."""
+    spawned, real_popen = [], subprocess.Popen
+
+    def counting(*args, **kwargs):
+        spawned.append(args)
+        return real_popen(*args, **kwargs)
+    subprocess.Popen = counting
+    try:
+        started = time.perf_counter()
+        differing = [path.name for path in RECORDINGS if replay(path, served=True)["differences"]]
+        return time.perf_counter() - started, len(spawned), differing
+    finally:
+        subprocess.Popen = real_popen
+
+
+def prompt_cache():
+    """Per live recording: (name, [(cached, new) prompt tokens per turn])."""
+    found = []
+    for path in RECORDINGS:
+        recording = load(path)
+        if recording["source"] != "live":
+            continue
+        turns = []
+        for turn in recording["turns"]:
+            final = next((c for c in turn["chunks"] if c.get("done")), {})
+            total, cached = final.get("prompt_eval_count"), final.get("cached_prompt_tokens")
+            if total is not None and cached is not None:
+                turns.append((cached, total - cached))
+        found.append((path.stem, turns))
+    return found
+
+
+def evaluation_rate(jobs, folder):
+    """Attempts per minute of the scripted evaluation with `jobs` workers, and the share of
+    attempt time that is not the attempts' own pytest runs."""
+    out = Path(folder) / f"jobs-{jobs}"
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = evaluate.main(["--scripted", "--attempts", "2", "--jobs", str(jobs), "--out", str(out)])
+    wall = time.perf_counter() - started
+    assert code == 0, "the scripted evaluation failed; fix that first"
+    attempts = [json.loads(p.read_text()) for p in (out / "attempts").iterdir()]
+    pytest_s = sum(a["timings"]["start_tests_s"] + a["timings"]["verdict_s"]
+                   + sum(s for e, s in zip(_results(a), a["timings"]["tool_s"]) if e["name"] == "run_tests")
+                   for a in attempts)
+    attempt_s = sum(a["seconds"] for a in attempts)
+    return len(attempts) / wall * 60, (attempt_s - pytest_s) / pytest_s
+
+
+def _results(attempt):
+    return [e for e in attempt["events"] if e["type"] == "tool_result"]
+
+
 def main():
     small, large = assembly_seconds(10_000), assembly_seconds(100_000)
     print(f"assembly: 10k chunks {small * 1000:.1f} ms, 100k chunks {large * 1000:.1f} ms, "
           f"ratio {large / small:.1f} (linear is about 10; target at most 12)")
-    recording = load(RECORDING)
+    print(f"calls written as text: {parse_microseconds():.1f} µs per 2 KB reply (target under 50 µs)")
+    recording = load(HERE / "recordings" / "fix_in_one_edit.json")
     wall, tool_seconds, turns = replay_profile(recording)
     harness = wall - sum(tool_seconds.values())
-    print(f"replay of {RECORDING.name}: {turns} turns in {wall * 1000:.0f} ms wall; "
-          f"harness outside tools {harness / turns * 1000:.3f} ms per turn (target under 1 ms); "
+    print(f"replay of fix_in_one_edit.json: {turns} turns in {wall * 1000:.0f} ms wall; "
+          f"harness outside tools {harness / turns * 1e6:.0f} µs per turn (target under 300 µs); "
           f"pytest subprocesses {tool_seconds.get('run_tests', 0) / wall:.1%} of wall time")
     sizes = [len(json.dumps(turn["request"]["messages"]).encode()) for turn in recording["turns"]]
     print(f"request bytes per turn: {sizes} (growth {sizes[-1] / sizes[0]:.1f}x over {turns} turns)")
+    seconds, spawned, differing = served_replays()
+    print(f"served replay of all {len(RECORDINGS)} recordings: {seconds * 1000:.0f} ms, "
+          f"subprocesses spawned: {spawned}, differing: {differing or 'none'}")
+    for name, turns in prompt_cache():
+        shown = ", ".join(f"{cached}+{new}" for cached, new in turns) or "no token counts"
+        print(f"prompt tokens per turn (cached+new) in {name}: {shown}")
+    with tempfile.TemporaryDirectory() as folder:
+        (one, overhead_one), (two, overhead_two) = evaluation_rate(1, folder), evaluation_rate(2, folder)
+    print(f"scripted evaluation: {one:.0f} attempts/min with --jobs 1, {two:.0f} with --jobs 2, "
+          f"ratio {two / one:.2f} (target at least 1.6); harness beyond pytest "
+          f"{overhead_one:.1%} / {overhead_two:.1%} of it (target at most 5%)")
 
 
 if __name__ == "__main__":

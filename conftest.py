@@ -2,11 +2,13 @@
 import pytest
 
 from recording import fresh_sample
-from repo_tools import RepoTools
+from repo_tools import SAMPLE, RepoTools
+from task_catalog import solution_edits
 
-# The one-line repair of the sample: normalise Windows separators before splitting.
-FIX_OLD = 'parts = path.split("/")'
-FIX_NEW = 'parts = path.replace("\\\\", "/").split("/")'
+# The one-line repair of the sample (normalise Windows separators before splitting), from
+# tasks/path_rules/solution.json: one definition for every test and script.
+(_FIX,) = solution_edits(SAMPLE)
+FIX_OLD, FIX_NEW = _FIX["old"], _FIX["new"]
 
 
 @pytest.fixture

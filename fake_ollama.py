@@ -10,6 +10,7 @@ order, whatever it asks; anything recorded against it is `source: "scripted"`.
 """
 import json
 import logging
+import re
 import time
 
 from pytest_httpserver import HTTPServer
@@ -39,6 +40,8 @@ class HttpError:
 def go_json(value):
     """Serialise like Go's json.Marshal: compact, raw UTF-8, with <, > and & escaped."""
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    # A lone surrogate cannot be UTF-8; on the wire it is the escape a model's output can hold.
+    text = re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", text)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
 
 

@@ -1,13 +1,31 @@
 """Terminal output: loop events as they stream, one line per tool call, one-line flag errors.
 
-Shared by record_run.py (live progress) and replay.py (transcripts), so a recorded run and
-its replay read the same. What this file deliberately is not: a logger or a UI framework.
+Shared by record_run.py (live progress), replay.py (transcripts) and evaluate.py, so a
+recorded run and its replay read the same. Everything a model (or a recording, or a server)
+controls passes through `clean` first: escape sequences could otherwise set the title, clear
+the screen or overwrite the `> tool(...)` lines a user relies on.
+
+What this file deliberately is not: a logger or a UI framework.
 """
 import argparse
 import json
+import re
 import sys
 
 PREVIEW = 100  # characters of arguments or of an unknown result shown on a line
+# C0 and C1 controls, DEL, bidi overrides, line separators and lone surrogates.
+UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def clean(text, keep_newlines=False):
+    """`text` with every control character shown as an escape (\\x1b), so it cannot act on
+    the terminal. Streamed text keeps its newlines and tabs (`keep_newlines`)."""
+    def escape(match):
+        char = match.group()
+        if keep_newlines and char in "\n\t":
+            return char
+        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    return UNSAFE.sub(escape, text)
 
 
 class Printer:
@@ -21,59 +39,80 @@ class Printer:
     def __call__(self, event):
         kind = event["type"]
         if kind == "text_delta":
-            self._stream("text", event["text"])
+            self._stream("text", clean(event["text"], keep_newlines=True))
         elif kind == "thinking_delta" and self.show_thinking:
-            self._stream("thinking", f"\x1b[2m{event['text']}\x1b[0m" if self.dim else event["text"])
+            shown = clean(event["text"], keep_newlines=True)
+            self._stream("thinking", f"\x1b[2m{shown}\x1b[0m" if self.dim else shown)
         elif kind == "model_start":
             self._line(f"--- turn {event['turn']} ---")
-        elif kind == "tool_start":
-            self._line(f"> {event['name']}({_arguments(event['arguments'])})")
-        elif kind == "tool_result":
-            self._line(f"< {event['name']}: {summarise(event['result'])}")
+        elif kind in ("tool_start", "tool_result"):
+            self._line(_tool_line(event))
+        elif kind == "nudge":
+            self._line(f"! nudge ({clean(event['kind'])}): {_short(clean(event['text']), 300)}")
         elif kind == "stopped":
-            error = f" ({event['error']})" if "error" in event else ""
+            error = f" ({clean(event['error'])})" if "error" in event else ""
             self._line(f"stopped: {event['reason']} after turn {event['turn']}{error}")
         self.out.flush()
 
     def _stream(self, kind, text):
         if self.streaming not in (None, kind):
-            self.out.write("\n")  # thinking and the answer each get their own lines
-        self.out.write(text)
+            self._write("\n")  # thinking and the answer each get their own lines
+        self._write(text)
         self.streaming = kind
 
     def _line(self, text):
         if self.streaming:
-            self.out.write("\n")
+            self._write("\n")
             self.streaming = None
-        self.out.write(text + "\n")
+        self._write(text + "\n")
+
+    def _write(self, text):
+        try:
+            self.out.write(text)
+        except UnicodeEncodeError:  # a terminal that cannot show some character: escape it
+            encoding = getattr(self.out, "encoding", None) or "ascii"
+            self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _tool_line(event):
+    name = clean(str(event["name"]))
+    how = " [written as text]" if event.get("written_as_text") else " [by the harness]" if event.get("by_harness") else ""
+    if event["type"] == "tool_start":
+        return f"> {name}({_arguments(event['arguments'])}){how}"
+    return f"< {name}: {summarise(event['result'])}"
 
 
 def summarise(result):
-    """One short line for a tool result."""
+    """One short line for a tool result (or a test run), safe to print."""
     if "error" in result:
-        return f"error: {result['error']}"
+        return f"error: {_short(clean(str(result['error'])), 300)}"
     if "exit_code" in result:
-        extra = (f", {result['errors']} errors" if result.get("errors") else "") + (
+        extra = (f", {result.get('errors')} errors" if result.get("errors") else "") + (
             ", timed out" if result.get("timed_out") else "")
-        return (f"exit_code {result['exit_code']}, {result['passed']} passed, {result['failed']} failed"
-                f"{extra} [sandbox: {result.get('sandbox', 'none')}]")
+        return (f"exit_code {result['exit_code']}, {result.get('passed')} passed, {result.get('failed')} failed"
+                f"{extra} [sandbox: {clean(str(result.get('sandbox', 'none')))}]")
     if "text" in result:
-        return f"{result['path']}, {len(result['text'].splitlines())} lines"
+        return f"{clean(str(result.get('path')))}, {len(str(result['text']).splitlines())} lines"
     if "replaced" in result:
-        return f"replaced {result['replaced']} in {result['path']}"
-    text = json.dumps(result, ensure_ascii=False)
-    return text if len(text) <= PREVIEW else text[:PREVIEW] + "..."
+        return f"replaced {result['replaced']} in {clean(str(result.get('path')))}"
+    return _short(clean(json.dumps(result, ensure_ascii=False, default=repr)), PREVIEW)
 
 
 def _arguments(arguments):
-    if not isinstance(arguments, dict):
-        return repr(arguments)
-    shown = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
-    return shown if len(shown) <= PREVIEW else shown[:PREVIEW] + "..."
+    try:
+        shown = (", ".join(f"{key}={value!r}" for key, value in arguments.items())
+                 if isinstance(arguments, dict) else repr(arguments))
+    except RecursionError:
+        shown = "<arguments nested too deep to show>"
+    return _short(clean(shown), PREVIEW)
+
+
+def _short(text, limit):
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a bad flag is one line that says what to do (exit 2), not a usage dump."""
 
     def error(self, message):
-        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"error: {clean(message)} (see {self.prog} --help)\n")

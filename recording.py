@@ -1,32 +1,35 @@
 """The recording format ("coding-loop-recording/1"): capture a run, save it, load it.
 
-`run_recorded` drives the loop on a fresh copy of the sample with the real tools, keeps
-every request (copied at call time), every chunk, every event and the timings, and runs the
-tests before and after, independently of anything the model said. record_run.py calls it
-with the live model; replay.py with a ReplayModel.
+`run_recorded` drives the loop on a fresh copy of a task's repository with the real tools,
+keeps every request (copied at call time), every chunk, every event and the timings, and
+runs the tests before the loop and the independent verdict after it (verdict.py).
+record_run.py calls it with a live model, replay.py with a ReplayModel, evaluate.py with
+either. `save` never loses a run: any text, any shape, written atomically.
 
 What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
 """
-import copy
 import datetime
 import hashlib
 import json
-import shutil
+import re
 import time
 from pathlib import Path
 
 from agent_loop import SYSTEM, agent_events
+from recording_check import check_recording
 from repo_tools import write_atomic
+from task_catalog import SAMPLE_TASK, fresh_copy, load_task
+from verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
 FORMAT = "coding-loop-recording/1"
-SAMPLE = Path(__file__).parent / "sample_repo"
+SAMPLE = load_task().repo
 TEST_FILE = "tests/test_path_rules.py"
-TASK = ("The test suite in tests/test_path_rules.py has a failing test. "
-        "Find out why and fix path_rules.py so that every test passes.")
+TASK = load_task().prompt()
 
 
 class Recorder:
-    """Wraps a chat callable and keeps each request, its chunks, any error and its time."""
+    """Wraps a chat callable and keeps each request, its chunks, any error and its time.
+    It never raises on its own account: recording must not change a run's outcome."""
 
     def __init__(self, chat):
         self.chat = chat
@@ -35,7 +38,7 @@ class Recorder:
 
     def __call__(self, messages, tool_schemas):
         # Copied now: the loop's list keeps growing after this request was sent.
-        turn = {"request": {"messages": copy.deepcopy(messages)}, "chunks": []}
+        turn = {"request": {"messages": plain_copy(messages)}, "chunks": []}
         self.turns.append(turn)
         return self._stream(turn, messages, tool_schemas)
 
@@ -45,20 +48,37 @@ class Recorder:
         try:
             stream = self.chat(messages, tool_schemas)
             for chunk in stream:
-                turn["chunks"].append(chunk)
+                turn["chunks"].append(plain_copy(chunk))
                 yield chunk
         except Exception as error:
             turn["error"] = f"{type(error).__name__}: {error}"  # replayed as the same failure
             raise
         finally:
-            if stream is not None and hasattr(stream, "close"):
-                stream.close()
-            self.model_s.append(round(time.perf_counter() - started, 4))
+            try:
+                getattr(stream, "close", lambda: None)()
+            finally:
+                self.model_s.append(round(time.perf_counter() - started, 4))
 
 
-def fresh_sample(folder):
-    """Copy the sample into `folder`/repo and return the copy's path."""
-    return Path(shutil.copytree(SAMPLE, Path(folder) / "repo"))
+def plain_copy(value):
+    """A JSON-shaped copy (deepcopy fails on a few hundred levels of nesting; this does not)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError, RecursionError):
+        return _bounded(value)
+
+
+def _bounded(value, depth=0):
+    """JSON-shaped, at most 100 levels deep; anything else becomes a string that says so."""
+    if depth >= 100:
+        return "<nested too deep to record>"
+    if isinstance(value, dict):
+        return {str(key): _bounded(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_bounded(item, depth + 1) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return f"<unrecordable {type(value).__name__}>"
 
 
 def sample_hashes(root=None):
@@ -68,12 +88,25 @@ def sample_hashes(root=None):
             for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
 
 
-def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event=None, start_tests=None):
-    """Run the loop on `tools.root` (a fresh sample copy) and return the recording's body.
-    `start_tests` is the result of the tests run before the loop (a replay has none)."""
+def fresh_sample(folder):
+    """Copy the sample into `folder`/repo and return the copy's path."""
+    return fresh_copy(load_task(SAMPLE_TASK), folder)
+
+
+def run_recorded(chat, tools, *, prompt=None, max_turns=8, deadline=None, text_calls="nudge",
+                 verify_finish=0, on_event=None, start_tests=None):
+    """Run the loop on `tools.root` (a fresh copy) and return the recording's body."""
     sample = sample_hashes(tools.root)
+    prompt = tools.task.prompt() if prompt is None else prompt
+    started = time.perf_counter()
+    start_tests = start_tests or tools.run_tests()
+    start_s = round(time.perf_counter() - started, 4)
     recorder, events, tool_s = Recorder(chat), [], []
-    for event in agent_events(recorder, tools, task, max_turns=max_turns, deadline=deadline):
+    settings = {"max_turns": max_turns, "deadline": deadline, "text_calls": text_calls,
+                "verify_finish": verify_finish}
+    loop = agent_events(recorder, tools, prompt, max_turns=max_turns, deadline=deadline,
+                        text_calls=text_calls, verify_finish=verify_finish)
+    for event in loop:
         if event["type"] == "tool_start":
             tool_started = time.perf_counter()
         elif event["type"] == "tool_result":
@@ -81,45 +114,39 @@ def run_recorded(chat, tools, *, task=TASK, max_turns=8, deadline=None, on_event
         events.append(event)
         if on_event:
             on_event(event)
-    final_tests = tools.run_tests()  # the verdict: pytest's, never the model's
-    tests_unchanged = _same_file(tools.root / TEST_FILE, SAMPLE / TEST_FILE)
+    started = time.perf_counter()
+    judged = judge(tools, start_tests)
     return {
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "task": task, "system": SYSTEM, "tools": tools.schemas,
-        "settings": {"max_turns": max_turns, "deadline": deadline},
-        "sample": sample, "sandbox": tools.sandbox,
-        "start_tests": start_tests, "final_tests": final_tests, "tests_unchanged": tests_unchanged,
-        "verdict": verdict(final_tests, tests_unchanged),
+        "task_name": tools.task.name, "task": prompt, "system": SYSTEM, "tools": tools.schemas,
+        "settings": settings, "sample": sample, "sandbox": tools.sandbox,
+        "start_tests": start_tests, **judged,
         "turns": recorder.turns, "events": events, "stop": events[-1],
-        "timings": {"model_s": recorder.model_s, "tool_s": tool_s},
+        "timings": {"model_s": recorder.model_s, "tool_s": tool_s, "start_tests_s": start_s,
+                    "verdict_s": round(time.perf_counter() - started, 4)},
     }
 
 
-def _same_file(copy_path, original):
-    """Byte equality, without following a link or opening a FIFO the tested code left there."""
-    if copy_path.is_symlink() or not copy_path.is_file():
-        return False
-    return copy_path.read_bytes() == original.read_bytes()
-
-
-def verdict(final_tests, tests_unchanged):
-    """Repaired only when the independent run passes and the tests are the shipped ones."""
-    if not tests_unchanged:
-        return "tests were modified"
-    return "repaired" if final_tests["exit_code"] == 0 else "not repaired"
-
-
 def save(path, recording):
-    """Write a recording atomically, readable by people and diff tools."""
+    """Write a recording atomically, readable by people and diff tools, whatever it holds."""
+    try:
+        text = json.dumps(recording, indent=1, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(_bounded(recording), indent=1, ensure_ascii=False)
+    # A lone surrogate (a model can stream "\ud800") cannot be UTF-8: keep it as a JSON
+    # escape, which loads back as the very same string.
+    text = re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", text)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(recording, indent=1, ensure_ascii=False) + "\n")
+    write_atomic(path, text + "\n")
 
 
 def load(path):
-    """Read a recording, refusing any other format."""
-    recording = json.loads(Path(path).read_text(encoding="utf-8"))
-    if recording.get("format") != FORMAT:
-        raise ValueError(f"{path}: format is {recording.get('format')!r}, expected {FORMAT!r}")
-    if recording.get("source") not in ("live", "scripted"):
-        raise ValueError(f"{path}: source must be 'live' or 'scripted', not {recording.get('source')!r}")
+    """Read a recording and check its shape; anything else is a ValueError naming the file."""
+    try:
+        recording = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{path}: not a JSON recording ({type(error).__name__})") from None
+    problem = check_recording(recording, FORMAT)
+    if problem:
+        raise ValueError(f"{path}: {problem}")
     return recording

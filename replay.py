@@ -1,34 +1,32 @@
 """Replay recordings offline: saved chunks stand in for the model, everything else is real.
 
-    python replay.py                 # every file in recordings/
+    python replay.py                 # every file in recordings/, real tools and real pytest
     python replay.py FILE [FILE ...]
+    python replay.py --served        # recorded tool results instead: no subprocess at all
 
 `ReplayModel` plays turn i's saved chunks for request i and, by default, checks that the
 request equals the recorded one, so a change to the loop, the prompt or a tool that alters
 what the model would have seen is caught and named. `replay(path)` runs a recording on a
-fresh copy of the sample with the real tools and pytest. The CLI exits non-zero when any
-replay's outcome differs from its recording.
+fresh copy of its task's repository with the real tools and pytest; `replay(path,
+served=True)` serves each tool's recorded result and requires the very same events. The CLI
+exits non-zero when any replay differs from its recording.
 
 What this file deliberately is not: a model. It cannot answer a request it has not seen.
 """
-import copy
-import json
+import importlib.util
 import sys
 import tempfile
 from pathlib import Path
 
-from printer import OneLineParser, Printer
-from recording import fresh_sample, load, run_recorded, sample_hashes
+import sandbox
+from agent_loop import agent_events
+from printer import OneLineParser, Printer, clean, summarise
+from recording import load, plain_copy, run_recorded, sample_hashes
+from replay_check import RequestDrift, check_request, event_differences, outcome_differences
 from repo_tools import RepoTools
+from task_catalog import SAMPLE_TASK, fresh_copy, load_task
 
 RECORDINGS = Path(__file__).parent / "recordings"
-# Tool-result fields that describe this machine, not the run: a recording made with the
-# sandbox must still replay where bubblewrap is missing.
-MACHINE_FIELDS = {"sandbox", "sandbox_warning"}
-
-
-class RequestDrift(Exception):
-    """A request differs from the recording, or goes beyond it."""
 
 
 class ReplayedModelError(Exception):
@@ -42,110 +40,119 @@ class ReplayModel:
         recording = recording if isinstance(recording, dict) else load(recording)
         self.turns, self.check_requests, self.served = recording["turns"], check_requests, 0
 
+    @property
+    def unplayed(self):
+        return len(self.turns) - self.served
+
     def __call__(self, messages, tool_schemas):
         self.served += 1
         if self.served > len(self.turns):
             raise RequestDrift(f"request {self.served} goes beyond the recording's {len(self.turns)} turns")
         turn = self.turns[self.served - 1]
         if self.check_requests:
-            _check_request(self.served, turn["request"]["messages"], messages)
+            check_request(self.served, turn["request"]["messages"], messages)
         return self._stream(turn)
 
     def _stream(self, turn):
         for chunk in turn["chunks"]:
-            yield copy.deepcopy(chunk)
+            yield plain_copy(chunk)
         if "error" in turn:
             raise ReplayedModelError(turn["error"])
 
 
-def _check_request(turn, recorded, received):
-    if len(received) != len(recorded):
-        raise RequestDrift(f"turn {turn}: the request has {len(received)} messages, the recording {len(recorded)}")
-    for index, (want, got) in enumerate(zip(recorded, received)):
-        if want.get("role") == "tool" == got.get("role"):
-            want, got = _tool_message(want), _tool_message(got)
-        field = _first_difference(want, got)
-        if field is not None:
-            raise RequestDrift(f"turn {turn}, message {index}: field {field!r} differs from the recording")
+class ServedTools:
+    """Tools that answer each call with its recorded result, in order; nothing runs."""
+
+    def __init__(self, recording):
+        self.schemas = recording["tools"]
+        starts = {(e.get("turn"), e.get("index"), bool(e.get("by_harness"))): e
+                  for e in recording["events"] if e["type"] == "tool_start"}
+        self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
+                      for e in recording["events"] if e["type"] == "tool_result"]
+
+    def invoke(self, name, arguments, *, time_left=None):
+        # Calls the loop refused never reach us, so skip recorded results until this call's.
+        while self.queue:
+            start, result = self.queue.pop(0)
+            if start.get("name") == name and start.get("arguments") == arguments:
+                return plain_copy(result)
+        raise RequestDrift(f"{name}({arguments}) was never called in the recording")
 
 
-def _tool_message(message):
-    """A tool message with its JSON content parsed and the machine fields left out."""
-    try:
-        content = json.loads(message["content"])
-    except (KeyError, TypeError, ValueError):
-        return message
-    if isinstance(content, dict):
-        content = {key: value for key, value in content.items() if key not in MACHINE_FIELDS}
-    return {**message, "content": content}
-
-
-def _first_difference(want, got, path=""):
-    """The dotted path of the first differing field, or None when equal."""
-    if isinstance(want, dict) and isinstance(got, dict):
-        for key in sorted(set(want) | set(got), key=str):
-            found = _first_difference(want.get(key), got.get(key), f"{path}.{key}" if path else str(key))
-            if found is not None:
-                return found
-        return None
-    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        for i, (a, b) in enumerate(zip(want, got)):
-            found = _first_difference(a, b, f"{path}[{i}]")
-            if found is not None:
-                return found
-        return None
-    return None if want == got else (path or "(whole message)")
-
-
-def replay(path, *, check_requests=True):
-    """Replay one recording on a fresh sample copy; return {"recording", "events", "final_tests"}."""
+def replay(path, *, check_requests=True, served=False):
+    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}."""
     recording = load(path)
-    if recording["sample"] != sample_hashes():
-        raise ValueError(f"{path}: the sample's files differ from the ones it was recorded on; "
+    task = load_task(recording.get("task_name", SAMPLE_TASK))
+    if recording["sample"] != sample_hashes(task.repo):
+        raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")
-    with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
-        tools = RepoTools(fresh_sample(folder))
-        # No deadline: wall-clock time is not part of what a replay reproduces.
-        body = run_recorded(ReplayModel(recording, check_requests), tools, task=recording["task"],
-                            max_turns=recording["settings"]["max_turns"])
-    return {"recording": recording, "events": body["events"], "final_tests": body["final_tests"]}
-
-
-def outcome(events, final_tests):
-    """What a replay must reproduce: the stop reason, tool exit codes, the final exit code."""
-    tools = [(e["name"], e["result"].get("exit_code", "error" if "error" in e["result"] else "ok"))
-             for e in events if e["type"] == "tool_result"]
-    return {"stop": events[-1]["reason"], "tools": tools, "final_exit_code": final_tests["exit_code"]}
+    model, settings = ReplayModel(recording, check_requests), recording["settings"]
+    options = {"max_turns": settings["max_turns"], "text_calls": settings.get("text_calls", "nudge"),
+               "verify_finish": settings.get("verify_finish", 0)}
+    if served:
+        events = list(agent_events(model, ServedTools(recording), recording["task"], **options))
+        final_tests, verdict = recording["final_tests"], recording.get("verdict")
+        differences = event_differences(recording["events"], events)
+    else:
+        with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
+            # No deadline: wall-clock time is not part of what a replay reproduces.
+            body = run_recorded(model, RepoTools(fresh_copy(task, folder), task=task),
+                                prompt=recording["task"], **options)
+        events, final_tests, verdict = body["events"], body["final_tests"], body["verdict"]
+        differences = outcome_differences(recording, events, final_tests)
+    if model.unplayed > 0:
+        differences.append(f"{model.unplayed} recorded turn(s) were never requested")
+    return {"recording": recording, "events": events, "final_tests": final_tests, "verdict": verdict,
+            "differences": differences}
 
 
 def main(argv=None):
     parser = OneLineParser(description="Replay recordings offline with the real tools and pytest.")
     parser.add_argument("paths", nargs="*", metavar="FILE", help="recordings (default: every file in recordings/)")
-    paths = parser.parse_args(argv).paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
+    parser.add_argument("--served", action="store_true",
+                        help="serve recorded tool results (no pytest, no subprocess); events must match exactly")
+    args = parser.parse_args(argv)
+    paths = args.paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
     if not paths:
-        print(f"no recordings in {RECORDINGS}", file=sys.stderr)
-        return 1
-    differing = 0
-    for path in paths:
-        try:
-            result = replay(path)
-        except (OSError, ValueError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            differing += 1
-            continue
-        recording = result["recording"]
-        print(f"=== {path} ({recording['source']}: {recording.get('about', recording['model']['name'])})")
-        show = Printer()
-        for event in result["events"]:
-            show(event)
-        want = outcome(recording["events"], recording["final_tests"])
-        got = outcome(result["events"], result["final_tests"])
-        same = want == got
-        differing += not same
-        print(f"independent pytest: exit_code {got['final_exit_code']}; "
-              f"{'matches the recording' if same else f'DIFFERS from the recording: {want} != {got}'}\n")
-    print(f"{len(paths) - differing} of {len(paths)} recordings replayed as recorded")
-    return 1 if differing else 0
+        return _fail(f"no recordings in {RECORDINGS}")
+    if not args.served and importlib.util.find_spec("pytest") is None:
+        return _fail(f"pytest is not installed for {sys.executable}; run "
+                     "`pip install -r requirements-lock.txt` in this environment first")
+    if not args.served and sandbox.detect()[1]:
+        print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)  # once, not per recording
+    try:
+        failed = sum(not _replay_one(path, args.served) for path in paths)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    print(f"{len(paths) - failed} of {len(paths)} recordings replayed as recorded")
+    return 1 if failed else 0
+
+
+def _replay_one(path, served):
+    """Replay and print one recording; True when it matches."""
+    try:
+        result = replay(path, served=served)
+    except (OSError, ValueError) as error:
+        print(f"error: {clean(str(error))}", file=sys.stderr)
+        return False
+    recording = result["recording"]
+    label = recording.get("about") or (recording.get("model") or {}).get("name", "?")
+    print(f"=== {path} ({recording['source']}: {clean(str(label))})")
+    show = Printer()
+    for event in result["events"]:
+        show(event)
+    print(f"verdict: {result['verdict']} (independent pytest: {summarise(result['final_tests'])})")
+    if result["differences"]:
+        print("DIFFERS from the recording:\n" + "\n".join(f"  - {clean(d)}" for d in result["differences"]) + "\n")
+        return False
+    print("matches the recording\n")
+    return True
+
+
+def _fail(message):
+    print(f"error: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

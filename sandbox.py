@@ -1,9 +1,10 @@
 """Run a command that executes model-edited code inside a bubblewrap (`bwrap`) sandbox.
 
 The sandbox gives the command: no network (a fresh network namespace, loopback included),
-a read-only system, the workspace as the one writable place, a private /tmp, the home
-directories hidden, its own PID namespace and session (the whole tree dies with it), and
-resource limits (address space, CPU time, processes, file size). When the harness runs as
+a read-only system, a read-only view of the workspace, a throwaway copy of it on a sized
+tmpfs as the one writable place (nothing written there survives the run), a private sized
+/tmp, the home directories hidden, its own PID namespace and session (the whole tree dies
+with it), and resource limits (address space, CPU time, processes, file size). When the harness runs as
 root, the command also drops to the `nobody` user, because the kernel exempts root from the
 process limit and root could read files like /etc/shadow.
 
@@ -22,6 +23,8 @@ import tempfile
 NOBODY = 65534
 MEMORY_BYTES = 2 * 1024**3   # address space: a 4 GiB allocation must fail
 FILE_BYTES = 64 * 1024**2    # no single file written may exceed this
+DISK_BYTES = 128 * 1024**2   # the throwaway copy, and /tmp, each: all the disk a run gets
+SOURCE = "/tmp/.coding-loop-source"  # where the read-only workspace appears inside
 EXTRA_PROCESSES = 256        # how many more tasks the sandboxed user may start
 
 
@@ -44,11 +47,15 @@ def detect():
 
 
 def wrap(command, workspace):
-    """Return argv that runs `command` (cwd: workspace) inside the sandbox."""
+    """Return argv that runs `command` inside the sandbox, in a throwaway copy of `workspace`.
+
+    The workspace is mounted read-only at SOURCE and a sized tmpfs takes its place at the same
+    path; `command` starts there and must copy SOURCE in itself (see pytest_run.py), so
+    tested code can change nothing outside that copy and fill no more than DISK_BYTES."""
     workspace = os.path.realpath(workspace)
     hidden = ["/tmp", *_homes(), *[p for p in ("/run",) if os.path.isdir(p)]]
     argv = [shutil.which("bwrap"), *_namespaces(), "--die-with-parent",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
+            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_scratch("/tmp")]
     # Hide every home (the user's files, keys and tokens live there) and /run (the sockets
     # of the host's daemons, such as Docker's, live there: a network namespace does not
     # cover Unix sockets on the file system).
@@ -59,10 +66,16 @@ def wrap(command, workspace):
     made = set()
     for place in _python_places():
         argv += [*_parents(place, hidden, made), "--ro-bind", place, place]
-    argv += [*_parents(workspace, hidden, made), "--bind", workspace, workspace, "--chdir", workspace]
+    argv += ["--ro-bind", workspace, SOURCE, *_parents(workspace, hidden, made), *_scratch(workspace),
+             "--chdir", workspace]
     if os.geteuid() == 0:
         argv += [shutil.which("setpriv"), f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     return argv + list(command)
+
+
+def _scratch(place):
+    """A writable tmpfs at `place`, open to the (possibly dropped) user, at most DISK_BYTES."""
+    return ["--perms", "1777", "--size", str(DISK_BYTES), "--tmpfs", place]
 
 
 def resource_limits(cpu_seconds):
@@ -78,15 +91,6 @@ def apply_limits(limits):
     for limit, value in limits:
         _, hard = resource.getrlimit(limit)
         resource.setrlimit(limit, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
-
-
-def prepare_workspace(workspace):
-    """When we drop to `nobody`, make the workspace (and only it) writable for that user."""
-    if os.geteuid() != 0:
-        return
-    for folder, dirs, files in os.walk(workspace):
-        for name in [folder, *(os.path.join(folder, entry) for entry in dirs + files)]:
-            os.lchown(name, NOBODY, NOBODY)
 
 
 def _namespaces():

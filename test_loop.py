@@ -140,7 +140,10 @@ def test_malformed_calls_become_error_results_and_the_loop_goes_on(tools, worksp
     (result,) = results(events)
     assert list(result) == ["error"] and expected in result["error"]
     assert events[-1]["reason"] == "assistant_finished"
-    assert json.loads(chat.requests[1][0][-1]["content"]) == result
+    tool_message, correction = chat.requests[1][0][-2:]
+    assert json.loads(tool_message["content"]) == result
+    assert correction == {"role": "user", "content": of_type(events, "nudge")[0]["text"]}
+    assert of_type(events, "nudge")[0]["kind"] == "calls_refused"
     assert (workspace / "path_rules.py").read_bytes() == before
 
 
@@ -183,9 +186,13 @@ def test_length_stop_is_incomplete_and_runs_no_tool(tools):
 
 
 @pytest.mark.parametrize("turn", [[done()], [text("  \n"), done()], [thinking("hmm"), done()]])
-def test_complete_turn_without_text_or_calls_is_an_empty_response(tools, turn):
-    events = run(ScriptedChat(turn), tools)
-    assert events[-1] == {"type": "stopped", "turn": 1, "reason": "empty_response"}
+def test_a_complete_turn_without_text_or_calls_gets_an_empty_turn_nudge(tools, turn):
+    chat = ScriptedChat(turn, [text("Done."), done()])
+    events = run(chat, tools)
+    (correction,) = of_type(events, "nudge")
+    assert correction["kind"] == "empty_turn" and "empty" in correction["text"]
+    assert chat.requests[1][0][-1] == {"role": "user", "content": correction["text"]}
+    assert events[-1] == {"type": "stopped", "turn": 2, "reason": "assistant_finished"}
 
 
 def test_max_turns_makes_exactly_that_many_requests(tools):
@@ -224,9 +231,9 @@ class SlowTools(RepoTools):
         super().__init__(root)
         self.clock, self.seconds = clock, seconds
 
-    def invoke(self, name, arguments):
+    def invoke(self, name, arguments, **options):
         self.clock.advance(self.seconds)
-        return super().invoke(name, arguments)
+        return super().invoke(name, arguments, **options)
 
 
 def test_deadline_is_checked_before_each_request(workspace, clock):
@@ -273,7 +280,7 @@ def test_consumer_closing_the_loop_closes_the_stream(tools):
 
 
 def test_system_prompt_states_the_rules_the_model_must_follow():
-    for rule in ("read_file", "run_tests", "replace_text", "path_rules.py", "Never edit the tests",
+    for rule in ("read_file", "run_tests", "replace_text", "Never edit the tests", "real tool calls",
                  "data, not instructions", "exit_code 0"):
         assert rule in SYSTEM
 

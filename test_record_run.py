@@ -1,5 +1,6 @@
 """record_run.py against the loopback server: progress, the recording, and clear refusals."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import record_run
-from recording import FORMAT, sample_hashes
+from recording import FORMAT, load, sample_hashes
 from fake_ollama import Stall
 from scripted import call, done, text, thinking
 from test_local_model import FIX, closed_port
@@ -45,16 +46,6 @@ def test_a_run_is_printed_as_it_goes_and_recorded(fake_ollama, tmp_path, capsys)
     assert len(rec["timings"]["model_s"]) == 4 and len(rec["timings"]["tool_s"]) == 3
     assert rec["stop"] == rec["events"][-1] == {"type": "stopped", "turn": 4, "reason": "assistant_finished"}
     assert [p.name for p in output.parent.iterdir()] == ["run.json"]  # no temp file left behind
-
-
-def test_without_scripted_the_source_is_live_and_the_verdict_is_recorded_either_way(fake_ollama, tmp_path, capsys):
-    fake_ollama.play([text("All tests pass."), done()])
-    output = tmp_path / "run.json"
-    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--max-turns", "2"]) == 0
-    rec = json.loads(output.read_text())
-    assert rec["source"] == "live" and "about" not in rec
-    assert rec["verdict"] == "not repaired" and rec["final_tests"]["exit_code"] == 1
-    assert "verdict: not repaired" in capsys.readouterr().out
 
 
 def run_cli(*args, env=None):
@@ -106,7 +97,77 @@ def test_a_missing_sandbox_is_reported_not_hidden(fake_ollama, tmp_path):
 def test_a_deadline_stops_a_stalled_live_stream(fake_ollama, tmp_path, capsys):
     fake_ollama.play([text("Thinking"), Stall(4), text(" more"), done()])
     output = tmp_path / "run.json"
-    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--deadline", "1"]) == 0
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--deadline", "0.6"]) == 0
     rec = json.loads(output.read_text())
     assert rec["stop"] == {"type": "stopped", "turn": 1, "reason": "deadline"}
-    assert rec["settings"]["deadline"] == 1.0 and "stopped: deadline" in capsys.readouterr().out
+    assert rec["settings"]["deadline"] == 0.6 and "stopped: deadline" in capsys.readouterr().out
+
+
+def test_an_unwritable_output_is_refused_before_the_server_is_asked(fake_ollama, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(blocker / "run.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write to ") and "--output" in err and err.count("\n") == 1
+    assert fake_ollama.requests == []
+
+
+def test_the_default_output_never_overwrites_an_earlier_recording(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first = record_run.parse_args([]).output
+    assert re.fullmatch(r"recordings/live-\d{8}-\d{6}\.json", first)
+    (tmp_path / "recordings").mkdir()
+    (tmp_path / first).write_text("{}")
+    second = record_run.parse_args([]).output
+    assert second != first and not (tmp_path / second).exists()
+
+
+def test_a_run_whose_output_cannot_be_written_at_the_end_is_kept_in_a_temporary_file(
+        fake_ollama, tmp_path, capsys, monkeypatch):
+    fake_ollama.play([text("Done."), done()])
+    real_save, calls = record_run.save, []
+
+    def save_fails_once(path, recording):
+        calls.append(path)
+        if len(calls) == 1:
+            raise PermissionError(13, "Permission denied")
+        real_save(path, recording)
+    monkeypatch.setattr(record_run, "save", save_fails_once)
+    (tmp_path / "kept").mkdir()
+    monkeypatch.setattr(record_run.tempfile, "gettempdir", lambda: str(tmp_path / "kept"))
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(tmp_path / "run.json")]) == 0
+    captured = capsys.readouterr()
+    assert "cannot write" in captured.err and f"saving to {tmp_path / 'kept' / 'run.json'}" in captured.err
+    assert json.loads((tmp_path / "kept" / "run.json").read_text())["stop"]["reason"] == "assistant_finished"
+
+
+def test_a_live_run_with_a_lone_surrogate_is_printed_and_recorded_with_its_verdict(fake_ollama, tmp_path, capsys):
+    fake_ollama.play([text("All tests pass \ud800 now."), done()])
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--max-turns", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "All tests pass \\ud800 now." in printed and "verdict: not repaired" in printed
+    rec = load(output)
+    assert rec["events"][1]["text"] == "All tests pass \ud800 now."
+    assert rec["source"] == "live" and "about" not in rec  # without --scripted, whatever the verdict
+    assert rec["verdict"] == "not repaired" and rec["final_tests"]["exit_code"] == 1
+
+
+def test_server_error_text_is_printed_with_control_characters_neutralised(fake_ollama, tmp_path, capsys):
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--model", "evil\x1b[2J:latest", "--output", str(output)]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2J" in err and err.count("\n") == 1
+
+
+def test_the_policies_and_options_are_flags_and_are_recorded_as_sent(fake_ollama, tmp_path):
+    fake_ollama.play([text('```tool_code\nread_file("path_rules.py")\n```'), done()])
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--text-calls", "run", "--max-turns", "1",
+                            "--verify-finish", "2", "--temperature", "0.7", "--seed", "3", "--num-ctx", "4096"]) == 0
+    rec = load(output)
+    assert rec["settings"]["text_calls"] == "run" and rec["settings"]["verify_finish"] == 2
+    assert rec["settings"]["options"] == {"temperature": 0.7, "seed": 3, "num_ctx": 4096, "num_predict": 2048}
+    assert fake_ollama.requests[0]["options"] == rec["settings"]["options"]
+    assert rec["server"] == {"api": "ollama", "url": fake_ollama.url}
+    assert [e.get("written_as_text") for e in rec["events"] if e["type"] == "tool_start"][0] is True

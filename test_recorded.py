@@ -1,44 +1,61 @@
-"""Every shipped recording replays to its recorded outcome, and replay catches drift."""
+"""Every shipped recording replays to its recorded behaviour, and replay catches drift."""
 import json
-import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import agent_loop
-import recording
+import task_catalog
+import turn_policy
 from recording import FORMAT, load, sample_hashes
-from replay import MACHINE_FIELDS, ReplayModel, RequestDrift, main, outcome, replay
+from replay import ReplayModel, main, replay
+from replay_check import RequestDrift
+from turn_policy import MACHINE_FIELDS
 
-RECORDINGS = sorted((Path(__file__).parent / "recordings").glob("*.json"))
-BEHAVIOURS = {"fix_in_one_edit": "assistant_finished", "max_turns_one": "max_turns",
-              "unfinished_stream": "incomplete_model_turn", "length_stop": "incomplete_model_turn",
-              "unknown_tool": "assistant_finished", "claims_pass_tests_fail": "assistant_finished",
-              "syntax_error_recovery": "assistant_finished"}
-
-
-def without_machine_fields(events):
-    """Events with the fields that describe this machine (is there a sandbox?) left out."""
-    cleaned = json.loads(json.dumps(events))
-    for event in cleaned:
-        for field in MACHINE_FIELDS:
-            event.get("result", {}).pop(field, None)
-    return cleaned
+HERE = Path(__file__).parent
+RECORDINGS = sorted((HERE / "recordings").glob("*.json"))
+SCRIPTED = {"fix_in_one_edit": "assistant_finished", "max_turns_one": "max_turns",
+            "unfinished_stream": "incomplete_model_turn", "length_stop": "incomplete_model_turn",
+            "unknown_tool": "assistant_finished", "claims_pass_tests_fail": "assistant_finished",
+            "syntax_error_recovery": "assistant_finished", "text_call_nudged": "assistant_finished",
+            "text_call_run": "assistant_finished", "format_errors": "format_errors",
+            "no_progress": "no_progress", "finish_checked": "assistant_finished",
+            "exits_early_not_repaired": "assistant_finished"}
 
 
-def test_each_required_behaviour_has_a_recording():
+def recording_file(tmp_path, change, name="fix_in_one_edit"):
+    """A copy of a recording changed by `change(recording)`: a test fixture, never shipped."""
+    recording = json.loads((HERE / "recordings" / f"{name}.json").read_text())
+    recording = change(recording) or recording
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(recording))
+    return path
+
+
+def test_each_required_behaviour_has_a_scripted_recording():
     stops = {path.stem: load(path)["stop"]["reason"] for path in RECORDINGS}
-    assert {name: stops.get(name) for name in BEHAVIOURS} == BEHAVIOURS
-    assert load(Path(__file__).parent / "recordings/fix_in_one_edit.json")["verdict"] == "repaired"
-    assert load(Path(__file__).parent / "recordings/claims_pass_tests_fail.json")["verdict"] == "not repaired"
+    assert {name: stops.get(name) for name in SCRIPTED} == SCRIPTED
+    verdicts = {path.stem: load(path)["verdict"] for path in RECORDINGS}
+    assert [name for name in SCRIPTED if verdicts[name] == "repaired"] == [
+        "fix_in_one_edit", "syntax_error_recovery", "finish_checked"]
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
-def test_recording_replays_to_its_recorded_outcome(path):
-    result = replay(path)
-    recorded = result["recording"]
-    assert outcome(result["events"], result["final_tests"]) == outcome(recorded["events"], recorded["final_tests"])
-    assert without_machine_fields(result["events"]) == without_machine_fields(recorded["events"])
+def test_served_replay_gives_the_very_same_events(path):
+    result = replay(path, served=True)
+    assert result["differences"] == []
+    assert result["events"] == result["recording"]["events"] or all(
+        set(e.get("result", {})) & MACHINE_FIELDS for e in result["events"] if e["type"] == "tool_result")
+
+
+@pytest.mark.parametrize("name", ["fix_in_one_edit", "exits_early_not_repaired"])
+def test_real_replay_reruns_the_tools_and_pytest_and_matches(name):
+    result = replay(HERE / "recordings" / f"{name}.json")
+    assert result["differences"] == []
+    assert result["verdict"] == result["recording"]["verdict"]
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
@@ -49,6 +66,7 @@ def test_recording_is_labelled_hashed_and_in_message_order(path):
         assert rec["about"].strip() and "\n" not in rec["about"]
     assert rec["sample"] == sample_hashes() and rec["tests_unchanged"] is True
     assert rec["stop"] == rec["events"][-1] and rec["stop"]["type"] == "stopped"
+    assert rec["server"]["api"] in ("ollama", "openai") and rec["changed_files"] in ([], ["path_rules.py"])
     assert len(rec["timings"]["model_s"]) == len(rec["turns"])
     results = [e for e in rec["events"] if e["type"] == "tool_result"]
     assert len(rec["timings"]["tool_s"]) == len(results)
@@ -57,23 +75,27 @@ def test_recording_is_labelled_hashed_and_in_message_order(path):
     for number in range(1, len(requests)):
         previous, current = requests[number - 1], requests[number]
         assert current[:len(previous)] == previous, "a request keeps everything sent before"
-        assistant, *tool_messages = current[len(previous):]
+        assistant, *added = current[len(previous):]
         said = "".join(e["text"] for e in rec["events"] if e["type"] == "text_delta" and e["turn"] == number)
         assert assistant["role"] == "assistant" and assistant["content"] == said
-        assert tool_messages == [{"role": "tool", "tool_name": e["name"], "content": json.dumps(e["result"])}
-                                 for e in results if e["turn"] == number]
+        answered = [{"role": "tool", "tool_name": e["name"], "content": json.dumps(e["result"])}
+                    for e in results if e["turn"] == number and not e.get("by_harness")]
+        corrections = [{"role": "user", "content": e["text"]}
+                       for e in rec["events"] if e["type"] == "nudge" and e["turn"] == number]
+        assert added == answered + corrections
 
-def test_replay_model_names_the_turn_message_and_field_that_drifted():
+
+def test_drift_names_the_turn_from_one_the_message_role_field_and_both_values():
     rec = load(RECORDINGS[0])
-    model = ReplayModel(rec)
     messages = json.loads(json.dumps(rec["turns"][0]["request"]["messages"]))
     messages[1]["content"] = "a different task"
-    with pytest.raises(RequestDrift, match=r"turn 1, message 1: field 'content'"):
-        model(messages, [])
+    with pytest.raises(RequestDrift, match=r"turn 1, message 1 \(user\): field 'content' is 'a different task' "
+                                           r"here, '.*\.\.\.' in the recording"):
+        ReplayModel(rec)(messages, [])
 
 
-def test_replay_model_compares_tool_results_field_by_field_but_not_the_machines_sandbox():
-    rec = load(Path(__file__).parent / "recordings/fix_in_one_edit.json")
+def test_drift_compares_tool_results_field_by_field_but_not_the_machines_sandbox():
+    rec = load(HERE / "recordings/fix_in_one_edit.json")
     messages = json.loads(json.dumps(rec["turns"][2]["request"]["messages"]))
     tool = next(i for i, m in enumerate(messages) if m["role"] == "tool" and m["tool_name"] == "run_tests")
     content = json.loads(messages[tool]["content"])
@@ -85,46 +107,113 @@ def test_replay_model_compares_tool_results_field_by_field_but_not_the_machines_
     content["exit_code"] = 0
     messages[tool]["content"] = json.dumps(content)
     model.served = 2
-    with pytest.raises(RequestDrift, match=rf"turn 3, message {tool}: field 'content.exit_code'"):
+    with pytest.raises(RequestDrift, match=rf"turn 3, message {tool} \(tool\): field 'content.exit_code' is 0 here, "
+                                           r"1 in the recording"):
         model(messages, [])
 
 
 def test_a_request_beyond_the_recording_raises():
-    model = ReplayModel(Path(__file__).parent / "recordings/max_turns_one.json", check_requests=False)
+    model = ReplayModel(HERE / "recordings/max_turns_one.json", check_requests=False)
     list(model([], []))
     with pytest.raises(RequestDrift, match="beyond the recording's 1 turns"):
         model([], [])
 
 
-def test_a_changed_system_prompt_is_caught_as_drift_in_a_replay(monkeypatch):
+def test_a_changed_system_prompt_is_caught_as_drift(monkeypatch):
     monkeypatch.setattr(agent_loop, "SYSTEM", agent_loop.SYSTEM + " Be brief.")
-    result = replay(Path(__file__).parent / "recordings/fix_in_one_edit.json")
-    stop = result["events"][-1]
-    assert stop["reason"] == "model_error"
-    assert "RequestDrift: turn 1, message 0: field 'content'" in stop["error"]
+    result = replay(HERE / "recordings/fix_in_one_edit.json", served=True)
+    assert "RequestDrift: turn 1, message 0 (system): field 'content'" in result["events"][-1]["error"]
+    assert result["differences"] and "stopped" in result["differences"][0]
 
 
-def test_replay_refuses_a_sample_that_differs_from_the_recordings(monkeypatch, tmp_path):
-    changed = Path(shutil.copytree(recording.SAMPLE, tmp_path / "sample"))
+def test_a_changed_policy_is_caught_by_the_served_replay(monkeypatch):
+    monkeypatch.setattr(turn_policy, "FORMAT_ERROR_LIMIT", 2)
+    difference, unplayed = replay(HERE / "recordings/format_errors.json", served=True)["differences"]
+    assert difference == ("event 5 (turn 2, stopped): field 'type' is 'stopped format_errors' here, "
+                          "'nudge' in the recording")
+    assert unplayed == "1 recorded turn(s) were never requested"
+
+
+def test_the_served_replay_of_every_recording_spawns_no_subprocess(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a served replay started a subprocess")
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    assert main(["--served", *map(str, RECORDINGS)]) == 0
+
+
+def test_a_real_replay_with_turns_left_over_fails(tmp_path, capsys):
+    path = recording_file(tmp_path, lambda r: r["turns"].append(r["turns"][-1]), "max_turns_one")
+    assert main([str(path)]) == 1
+    assert "1 recorded turn(s) were never requested" in capsys.readouterr().out
+
+
+def test_the_cli_names_a_changed_final_exit_code_and_prints_the_verdict(tmp_path, capsys):
+    path = recording_file(tmp_path, lambda r: r["final_tests"].update(exit_code=0), "max_turns_one")
+    assert main([str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "verdict: not repaired (independent pytest: exit_code 1, 3 passed, 1 failed" in out
+    assert "final tests (the verdict's run): exit_code 0 in the recording, 1 here" in out
+
+
+def test_replay_refuses_a_task_whose_files_differ_from_the_recordings(monkeypatch, tmp_path):
+    import shutil
+    changed = Path(shutil.copytree(HERE / "sample_repo", tmp_path / "sample"))
     (changed / "path_rules.py").write_text((changed / "path_rules.py").read_text() + "\n# edited\n")
-    monkeypatch.setattr(recording, "SAMPLE", changed)
-    with pytest.raises(ValueError, match="sample's files differ"):
+    real = task_catalog.load_task
+    monkeypatch.setattr("replay.load_task", lambda name: real(name).__class__(**{**vars(real(name)), "repo": changed}))
+    with pytest.raises(ValueError, match="files differ"):
         replay(RECORDINGS[0])
 
 
-def test_cli_exits_nonzero_when_a_replay_differs_from_its_recording(tmp_path, capsys):
-    doctored = json.loads((Path(__file__).parent / "recordings/max_turns_one.json").read_text())
-    doctored["final_tests"]["exit_code"] = 0  # a test fixture, never shipped
-    path = tmp_path / "doctored.json"
-    path.write_text(json.dumps(doctored))
+@pytest.mark.parametrize("change, message", [
+    (lambda r: [r], "a recording is a JSON object, not a list"),
+    (lambda r: r.pop("turns") and None, "missing 'turns'"),
+    (lambda r: r.pop("sample") and None, "missing 'sample'"),
+    (lambda r: r.update(events="many"), "'events' has the wrong type"),
+    (lambda r: r["settings"].update(max_turns="8"), "settings.max_turns"),
+    (lambda r: r["turns"][1].update(chunks=None), "turn 2: needs chunks"),
+    (lambda r: r["events"].pop() and None, "the last event must be 'stopped'"),
+    (lambda r: r["final_tests"].update(exit_code="0"), "final_tests.exit_code"),
+    (lambda r: r.update(format="other/2"), "format is 'other/2'"),
+    (lambda r: r.update(source="live-ish"), "source must be"),
+])
+def test_an_invalid_recording_is_one_error_line_and_a_nonzero_exit(tmp_path, capsys, change, message):
+    path = recording_file(tmp_path, change)
     assert main([str(path)]) == 1
-    assert "DIFFERS from the recording" in capsys.readouterr().out
-    assert main([str(Path(__file__).parent / "recordings/max_turns_one.json")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: ") and message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("change, message", [({"format": "other/2"}, "format"), ({"source": "live-ish"}, "source")])
-def test_load_refuses_other_formats_and_dishonest_sources(tmp_path, change, message):
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps({**load(RECORDINGS[0]), **change}))
-    with pytest.raises(ValueError, match=message):
-        load(path)
+@pytest.mark.parametrize("body", ["[" * 100_000, "\xff\xfe not json", '{"format": '])
+def test_unreadable_json_is_one_error_line(tmp_path, capsys, body):
+    path = tmp_path / "broken.json"
+    path.write_bytes(body.encode("latin-1"))
+    assert main(["--served", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: not a JSON recording") and err.count("\n") == 1
+
+
+def test_a_python_without_pytest_gets_a_clear_error_not_a_drift():
+    finished = subprocess.run([sys.executable, "-S", "-B", str(HERE / "replay.py")], capture_output=True,
+                              text=True, cwd=HERE)
+    assert finished.returncode == 1 and finished.stdout == ""
+    assert "pytest is not installed" in finished.stderr and finished.stderr.count("\n") == 1
+
+
+def test_ctrl_c_during_a_replay_is_one_line(tmp_path):
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py")], cwd=HERE, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline().startswith("=== ")  # replaying has begun
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and err.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in err
+
+
+def test_without_bubblewrap_the_sandbox_warning_is_printed_once(tmp_path):
+    paths = [str(HERE / "recordings" / name) for name in ("max_turns_one.json", "length_stop.json")]
+    finished = subprocess.run([sys.executable, "-B", str(HERE / "replay.py"), *paths], cwd=HERE, text=True,
+                              capture_output=True, env={"PATH": str(tmp_path)})  # no bwrap on this PATH
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert finished.stderr.count("bubblewrap is not installed") == 1
+    assert finished.stdout.count("[sandbox: none]") >= 2

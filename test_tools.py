@@ -1,24 +1,73 @@
 """The allowlisted tools on real copies of the sample: paths, edits, and the pytest run."""
+import contextlib
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+import sandbox
+
 from conftest import FIX_NEW, FIX_OLD, write_probe
 from pytest_run import OUTPUT_CHARS
-from repo_tools import SCHEMAS, RepoTools
+from repo_tools import SCHEMAS, RepoTools, schemas_for
+from task_catalog import fresh_copy, load_task, solution_edits
 
 
 
-def heartbeat_stopped(path, wait=0.4):
-    """True when a file a background process keeps rewriting has stopped changing."""
-    time.sleep(wait)
-    before = path.read_text() if path.exists() else None
-    time.sleep(wait)
-    return (path.read_text() if path.exists() else None) == before
+def running_with(marker):
+    """Processes on this machine whose command line holds `marker` (sandboxed ones included:
+    the host sees every PID namespace)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def gone_soon(marker, seconds=3.0):
+    """True once no process carries `marker` (a SIGKILL takes a moment to land)."""
+    ends = time.monotonic() + seconds
+    while running_with(marker):
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@contextlib.contextmanager
+def watching(marker):
+    """Poll the process table while the block runs; the list gets True once `marker` was seen,
+    so a test can tell "killed" from "never started"."""
+    seen, stop = [], threading.Event()
+
+    def poll():
+        while not stop.is_set() and not seen:
+            if running_with(marker):
+                seen.append(True)
+            stop.wait(0.05)
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join()
+
+
+def grandchild(marker, escape=False):
+    """Test code that starts a long-lived grandchild tagged with `marker`."""
+    session = ", start_new_session=True" if escape else ""
+    return (f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', '{marker}']{session})\n"
+            f"time.sleep(0.2)\n")
 
 
 # --- schemas -----------------------------------------------------------------------------
@@ -67,13 +116,22 @@ def test_read_file_refuses_a_symlinked_folder(tmp_path, workspace):
 
 # --- replace_text ----------------------------------------------------------------------------
 
-def test_replace_text_edits_exactly_once_and_keeps_the_file_mode(tools, workspace):
+@pytest.mark.parametrize("mode, kept", [(0o755, 0o755), (0o640, 0o644), (0o000, 0o644)])
+def test_replace_text_edits_exactly_once_keeping_the_mode_but_always_readable(tools, workspace, mode, kept):
     target = workspace / "path_rules.py"
-    os.chmod(target, 0o640)
+    os.chmod(target, mode)
     assert tools.replace_text(FIX_OLD, FIX_NEW) == {"path": "path_rules.py", "replaced": 1}
     assert FIX_NEW in target.read_text() and FIX_OLD not in target.read_text()
-    assert target.stat().st_mode & 0o777 == 0o640
+    assert target.stat().st_mode & 0o777 == kept  # sandboxed tests (run as nobody) can read it
     assert sorted(p.name for p in workspace.iterdir()) == ["path_rules.py", "tests"]  # no temp file left
+
+
+def test_replace_text_refuses_an_edit_past_the_size_limit_and_the_file_stays_usable(tools, workspace):
+    before = (workspace / "path_rules.py").read_bytes()
+    with pytest.raises(ValueError, match="larger than 100000 bytes"):
+        tools.replace_text(FIX_OLD, "x" * 50_000_000)
+    assert (workspace / "path_rules.py").read_bytes() == before
+    assert tools.replace_text(FIX_OLD, FIX_NEW)["replaced"] == 1  # later edits still work
 
 
 @pytest.mark.parametrize("old, expected", [
@@ -109,6 +167,7 @@ def test_replace_text_never_touches_the_tests(tools, workspace):
 def test_run_tests_reports_the_samples_one_failure(tools, workspace):
     result = tools.run_tests()
     assert (result["exit_code"], result["passed"], result["failed"], result["timed_out"]) == (1, 3, 1, False)
+    assert result["sandbox"] == sandbox.detect()[0]  # bubblewrap wherever it works
     assert "FAILED tests/test_path_rules.py::test_accepts_windows_separators" in result["output"]
     assert result["output"].rstrip().endswith("1 failed, 3 passed")  # durations removed
     assert not list(workspace.rglob("__pycache__")) and not (workspace / ".pytest_cache").exists()
@@ -118,6 +177,7 @@ def test_run_tests_passes_after_the_fix(tools):
     tools.replace_text(FIX_OLD, FIX_NEW)
     result = tools.run_tests()
     assert (result["exit_code"], result["passed"], result["failed"]) == (0, 4, 0)
+    assert result["sandbox"] == sandbox.detect()[0]
 
 
 def test_run_tests_output_names_no_path_of_this_copy_or_interpreter(tools, workspace):
@@ -134,50 +194,53 @@ def test_run_tests_inherits_no_secrets(monkeypatch, workspace):
         monkeypatch.setenv(name, "leaked-secret-value")
     monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
     write_probe(workspace, """
-import json
-open("env.json", "w").write(json.dumps(dict(os.environ)))
+seen = repr(dict(os.environ))
+assert "leaked-secret-value" not in seen and "PYTHONPATH" not in seen, seen
+assert os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
 """)
     result = RepoTools(workspace).run_tests()
-    assert result["exit_code"] == 0, result["output"]
-    seen = (workspace / "env.json").read_text()
-    assert "leaked-secret-value" not in seen and "PYTHONPATH" not in seen
-    assert '"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"' in seen
+    assert result["exit_code"] == 0 and result["passed"] == 1, result["output"]
 
 
-def test_run_tests_keeps_only_the_last_output_characters(workspace):
+def test_run_tests_keeps_the_head_and_the_tail_and_counts_what_was_cut(workspace):
     write_probe(workspace, """
-print("x" * 100_000)
+print("x" * 5_000_000)
 assert False, "the end of the output"
 """)
     result = RepoTools(workspace).run_tests()
-    assert len(result["output"]) == OUTPUT_CHARS
-    assert result["output"].rstrip().endswith("1 failed") and result["failed"] == 1
+    output = result["output"]
+    assert len(output) <= OUTPUT_CHARS and result["failed"] == 1
+    assert output.startswith("F") and output.rstrip().endswith("1 failed")  # pytest's first line and summary
+    cut = int(re.search(r"\[\.\.\. (\d+) characters cut \.\.\.\]", output).group(1))
+    assert 5_000_000 - OUTPUT_CHARS < cut < 5_000_000 + 20_000
 
 
 def test_run_tests_timeout_kills_the_whole_tree(workspace):
-    write_probe(workspace, """
-code = "import time\\nwhile True:\\n    open('beat', 'w').write(str(time.time())); time.sleep(0.05)"
-subprocess.Popen([sys.executable, "-c", code])
-while True:
-    pass
-""")
-    # Long enough for a loaded machine to start pytest and the grandchild first.
-    result = RepoTools(workspace, test_timeout=2.5).run_tests()
+    marker = f"coding-loop-marker-{uuid.uuid4().hex}"
+    write_probe(workspace, grandchild(marker) + "while True:\n    pass")
+    with watching(marker) as seen:
+        result = RepoTools(workspace, test_timeout=1.0).run_tests()
     assert result["timed_out"] is True and result["exit_code"] != 0
-    assert (workspace / "beat").exists(), "the grandchild never started"
-    assert heartbeat_stopped(workspace / "beat")
+    assert seen, "the grandchild never started"
+    assert gone_soon(marker)
 
 
 def test_children_left_behind_by_a_passing_run_are_killed(workspace):
-    write_probe(workspace, """
-code = "import time\\nwhile True:\\n    open('beat', 'w').write(str(time.time())); time.sleep(0.05)"
-subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-time.sleep(0.3)
-""")
-    result = RepoTools(workspace).run_tests()
-    assert result["exit_code"] == 0 and result["timed_out"] is False
-    assert (workspace / "beat").exists(), "the grandchild never started"
-    assert heartbeat_stopped(workspace / "beat")
+    marker = f"coding-loop-marker-{uuid.uuid4().hex}"
+    write_probe(workspace, grandchild(marker))
+    with watching(marker) as seen:
+        result = RepoTools(workspace).run_tests()
+    assert result["exit_code"] == 0 and result["timed_out"] is False, result["output"]
+    assert seen, "the grandchild never started"
+    assert gone_soon(marker)
+
+
+def test_a_tool_gets_no_more_than_the_time_left(workspace):
+    write_probe(workspace, "time.sleep(30)")
+    started = time.monotonic()
+    result = RepoTools(workspace, test_timeout=15).invoke("run_tests", {}, time_left=0.6)
+    assert result["timed_out"] is True
+    assert time.monotonic() - started < 8  # far below the 15 s test timeout: the deadline won
 
 
 def test_read_file_refuses_a_fifo_or_a_huge_file_left_by_tested_code(tools, workspace):
@@ -190,11 +253,54 @@ def test_read_file_refuses_a_fifo_or_a_huge_file_left_by_tested_code(tools, work
         tools.read_file("tests/test_path_rules.py")
 
 
-def test_the_projects_own_pytest_never_collects_the_samples_tests():
+def test_the_projects_own_pytest_never_collects_the_samples_or_the_tasks_tests():
     here = Path(__file__).parent
-    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
-                               cwd=here, capture_output=True, text=True,
-                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}).stdout
-    node_ids = [line for line in collected.splitlines() if "::" in line]
-    assert any(node.startswith("test_loop.py::") for node in node_ids)
-    assert not [node for node in node_ids if node.startswith("sample_repo") or "windows_separators" in node]
+
+    def collected(*options):
+        # The project's own test files are left out, so only what else pytest would find remains.
+        command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                   "-o", "addopts=", f"--ignore-glob={here}/test_*.py", *options]
+        run = subprocess.run(command, cwd=here, capture_output=True, text=True,
+                             env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        return [line.split()[-1] for line in run.stdout.splitlines() if ".py" in line]  # items or ERROR lines
+    assert collected() == []
+    # The control: without the project's norecursedirs, pytest would find them all (and fail
+    # to import them, since they belong to other roots).
+    found = collected("-o", "norecursedirs=.venv .*")
+    assert any(node.startswith("sample_repo/") for node in found)
+    assert {node.split("/")[1] for node in found if node.startswith("tasks/")} >= {"discount_percent", "refund_limit"}
+
+
+# --- tasks: allowlists and schemas follow task.json -------------------------------------------
+
+def test_a_tasks_schemas_name_its_files_and_ask_for_a_path_only_with_several_editable(tmp_path):
+    single, several = load_task("discount_percent"), load_task("pagination_last_page")
+    for task in (single, several):
+        read, replace, _ = schemas_for(task)
+        assert all(path in read["function"]["parameters"]["properties"]["path"]["description"]
+                   for path in task.readable)
+        asks_path = "path" in replace["function"]["parameters"]["properties"]
+        assert asks_path == (len(task.editable) > 1)
+
+
+def test_a_task_allows_reading_only_its_readable_files_and_editing_only_its_editable_ones(tmp_path):
+    task = load_task("pagination_last_page")
+    tools = RepoTools(fresh_copy(task, tmp_path), task=task)
+    assert [tools.invoke("read_file", {"path": path})["path"] for path in task.readable] == list(task.readable)
+    test_file = next(path for path in task.readable if path.startswith("tests/"))
+    first_line = tools.read_file(test_file)["text"].splitlines()[0]
+    with pytest.raises(ValueError, match="not allowed"):
+        tools.invoke("replace_text", {"path": test_file, "old": first_line, "new": "x"})
+    with pytest.raises(TypeError, match="missing: \\['path'\\]"):
+        tools.invoke("replace_text", {"old": "x", "new": "y"})
+    (edit, _) = solution_edits(task)
+    assert tools.invoke("replace_text", edit) == {"path": edit["path"], "replaced": 1}
+
+
+def test_read_file_refuses_a_self_referencing_symlink_with_a_clear_error(tools, workspace):
+    (workspace / "path_rules.py").unlink()
+    (workspace / "path_rules.py").symlink_to("path_rules.py")
+    with pytest.raises(ValueError, match="cannot be opened"):
+        tools.read_file("path_rules.py")
+    with pytest.raises(ValueError, match="cannot be opened"):
+        tools.replace_text(FIX_OLD, FIX_NEW)

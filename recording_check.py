@@ -1,0 +1,91 @@
+"""Checking that a loaded recording has the shape a replay relies on.
+
+Recordings are shared between people, so they are untrusted input: a list, a missing
+`turns`, a string where a number belongs. `check_recording` returns one sentence naming the
+first problem (and where it is), or None; replay.py turns that into one `error:` line.
+
+What this file deliberately is not: a full JSON-schema validator. It checks the fields that
+the replay reads, with their types, and nothing the replay ignores.
+"""
+
+
+def _is(kind):
+    return lambda value: isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+TEXT, NUMBER, MAPPING, LISTING = _is(str), _is(int), _is(dict), _is(list)
+TOP_LEVEL = {"format": TEXT, "source": TEXT, "task": TEXT, "settings": MAPPING, "sample": MAPPING,
+             "tools": LISTING, "final_tests": MAPPING, "turns": LISTING, "events": LISTING}
+
+
+def check_recording(recording, expected_format):
+    """Return None when `recording` can be replayed, else what is wrong with it."""
+    if not isinstance(recording, dict):
+        return f"a recording is a JSON object, not a {type(recording).__name__}"
+    if recording.get("format") != expected_format:
+        return f"format is {str(recording.get('format'))[:40]!r}, expected {expected_format!r}"
+    if recording.get("source") not in ("live", "scripted"):
+        return f"source must be 'live' or 'scripted', not {str(recording.get('source'))[:40]!r}"
+    for key, fits in TOP_LEVEL.items():
+        if key not in recording:
+            return f"missing {key!r}"
+        if not fits(recording[key]):
+            return f"{key!r} has the wrong type ({type(recording[key]).__name__})"
+    return (_settings(recording["settings"]) or _sample(recording["sample"])
+            or _turns(recording["turns"]) or _events(recording["events"])
+            or _tests(recording["final_tests"], "final_tests")
+            or (_tests(recording["start_tests"], "start_tests") if recording.get("start_tests") else None)
+            or (None if TEXT(recording.get("task_name", "")) else "'task_name' must be text"))
+
+
+def _settings(settings):
+    if not NUMBER(settings.get("max_turns")) or settings["max_turns"] < 1:
+        return "settings.max_turns must be a positive int"
+    if settings.get("text_calls", "nudge") not in ("nudge", "run"):
+        return "settings.text_calls must be 'nudge' or 'run'"
+    if not NUMBER(settings.get("verify_finish", 0)) or settings.get("verify_finish", 0) < 0:
+        return "settings.verify_finish must be an int >= 0"
+    return None
+
+
+def _sample(sample):
+    if not all(TEXT(path) and TEXT(digest) for path, digest in sample.items()):
+        return "'sample' must map file paths to sha256 texts"
+    return None
+
+
+def _turns(turns):
+    for number, turn in enumerate(turns, 1):
+        where = f"turn {number}"
+        if not MAPPING(turn) or not MAPPING(turn.get("request")) or not LISTING(turn["request"].get("messages")):
+            return f"{where}: needs request.messages, a list"
+        if not all(MAPPING(message) for message in turn["request"]["messages"]):
+            return f"{where}: every request message must be an object"
+        if not LISTING(turn.get("chunks")):
+            return f"{where}: needs chunks, a list"
+        if "error" in turn and not TEXT(turn["error"]):
+            return f"{where}: error must be text"
+    return None
+
+
+def _events(events):
+    if not events:
+        return "'events' is empty"
+    for number, event in enumerate(events, 1):
+        if not MAPPING(event) or not TEXT(event.get("type")):
+            return f"event {number}: needs a 'type'"
+        if event["type"] == "tool_result" and not MAPPING(event.get("result")):
+            return f"event {number}: a tool_result needs a 'result' object"
+    last = events[-1]
+    if last["type"] != "stopped" or not TEXT(last.get("reason")):
+        return "the last event must be 'stopped', with a reason"
+    return None
+
+
+def _tests(result, name):
+    if not MAPPING(result):
+        return f"'{name}' must be an object"
+    for count in ("exit_code", "passed", "failed", "errors"):
+        if not NUMBER(result.get(count)):
+            return f"{name}.{count} must be an int"
+    return None

@@ -1,0 +1,129 @@
+"""Comparing a replay with its recording, and saying exactly where they part.
+
+Three comparisons: each request the loop sends against the recorded one (`check_request`,
+raised as `RequestDrift` inside the replay), a real replay's outcome (stop reason, each
+tool's exit code, the final exit code) and a served replay's events, one by one. Every
+message names the turn (from 1), the place, the field and both values, shortened.
+
+What this file deliberately is not: a diff tool. It reports the first difference of each
+kind, which is where a reader starts looking.
+"""
+import json
+
+from turn_policy import MACHINE_FIELDS
+
+SHOWN = 60  # characters of each value shown in a message
+
+
+class RequestDrift(Exception):
+    """A request differs from the recording, or goes beyond it."""
+
+
+def check_request(turn, recorded, received):
+    """Raise RequestDrift naming the first field where `received` differs from `recorded`."""
+    if len(received) != len(recorded):
+        raise RequestDrift(f"turn {turn}: the request has {len(received)} messages, the recording {len(recorded)}")
+    for index, (want, got) in enumerate(zip(recorded, received)):
+        if want.get("role") == "tool" == got.get("role"):
+            want, got = _tool_message(want), _tool_message(got)
+        found = first_difference(want, got)
+        if found:
+            field, was, now = found
+            raise RequestDrift(f"turn {turn}, message {index} ({got.get('role', '?')}): field {field!r} "
+                               f"is {shorten(now)} here, {shorten(was)} in the recording")
+
+
+def _tool_message(message):
+    """A tool message with its JSON content parsed and the machine fields left out."""
+    try:
+        content = json.loads(message["content"])
+    except (KeyError, TypeError, ValueError, RecursionError):
+        return message
+    return {**message, "content": without_machine_fields(content)}
+
+
+def without_machine_fields(result):
+    if not isinstance(result, dict):
+        return result
+    return {key: value for key, value in result.items() if key not in MACHINE_FIELDS}
+
+
+def first_difference(want, got, path=""):
+    """(dotted path, recorded value, replayed value) of the first difference, or None."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in sorted(set(want) | set(got), key=str):
+            found = first_difference(want.get(key), got.get(key), f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for i, (a, b) in enumerate(zip(want, got)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if want == got else (path or "(whole value)", want, got)
+
+
+def shorten(value):
+    """A value as it reads in a message: text quoted, anything else as JSON, both shortened."""
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
+    except (ValueError, RecursionError):
+        text = "<unprintable>"
+    text = text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+    return repr(text) if isinstance(value, str) else text
+
+
+def outcome_differences(recording, events, final_tests):
+    """What a real replay must reproduce: the stop, each tool's exit code, the final exit code."""
+    differences = []
+    was, now = recording["events"][-1], events[-1]
+    if was.get("reason") != now.get("reason"):
+        error = f" ({now['error']})" if "error" in now else ""
+        differences.append(f"stop reason: {was.get('reason')!r} in the recording, {now.get('reason')!r} "
+                           f"here, after turn {now.get('turn')}{error}")
+    recorded, replayed = _tool_outcomes(recording["events"]), _tool_outcomes(events)
+    for (where, want), (_, got) in zip(recorded, replayed):
+        if want != got:
+            differences.append(f"{where}: {want} in the recording, {got} here")
+    if len(recorded) != len(replayed):
+        differences.append(f"tool results: {len(recorded)} in the recording, {len(replayed)} here")
+    want, got = recording["final_tests"].get("exit_code"), final_tests.get("exit_code")
+    if want != got:
+        differences.append(f"final tests (the verdict's run): exit_code {want} in the recording, {got} here")
+    return differences
+
+
+def _tool_outcomes(events):
+    """(where, outcome) per tool result: its exit code, or whether it was an error."""
+    found = []
+    for event in events:
+        if event["type"] == "tool_result":
+            result = event["result"]
+            code = result.get("exit_code", "an error" if "error" in result else "ok")
+            where = f"turn {event.get('turn')}, call {event.get('index')} ({event.get('name')})"
+            found.append((where, code if isinstance(code, str) else f"exit_code {code}"))
+    return found
+
+
+def event_differences(recorded, replayed):
+    """A served replay must give the very same events (less machine fields): the first that differs."""
+    for number, (want, got) in enumerate(zip(recorded, replayed), 1):
+        want, got = _comparable(want), _comparable(got)
+        found = first_difference(want, got) if want.get("type") == got.get("type") else (
+            "type", want.get("type"), f"{got.get('type')} {got.get('reason', '')}".strip())
+        if found:
+            field, was, now = found
+            return [f"event {number} (turn {got.get('turn')}, {got.get('type')}): field {field!r} is "
+                    f"{shorten(now)} here, {shorten(was)} in the recording"]
+    if len(recorded) != len(replayed):
+        return [f"events: {len(recorded)} in the recording, {len(replayed)} here "
+                f"(last here: {replayed[-1].get('type')} {replayed[-1].get('reason', '')})"]
+    return []
+
+
+def _comparable(event):
+    if isinstance(event.get("result"), dict):
+        return {**event, "result": without_machine_fields(event["result"])}
+    return event

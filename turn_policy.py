@@ -1,0 +1,98 @@
+"""The loop's policies: when is a turn malformed, when is the model stuck, what it is told.
+
+agent_loop.py asks these questions after each turn; the answers live here so the loop still
+reads as the steps of a turn. Every correction is a `nudge`: a user message the model reads,
+also emitted as an event so the transcript and the recording show it.
+
+What this file deliberately is not: a retry layer. It never re-sends a request; it tells
+the model what went wrong, and stops a run that keeps going wrong.
+"""
+import json
+
+MAX_CALLS_PER_TURN = 32   # a turn with thousands of run_tests calls must not run them all
+FORMAT_ERROR_LIMIT = 3    # malformed turns in a row before the run stops (as mini-swe-agent)
+# Tool-result fields that describe this machine, not what the call did.
+MACHINE_FIELDS = frozenset({"sandbox", "sandbox_warning"})
+
+
+class Watch:
+    """What the loop remembers across turns to judge them."""
+
+    def __init__(self, verify_finish=0):
+        self.malformed_in_a_row = 0
+        self.executed = []          # one signature per executed call, in order
+        self.warned_stuck = False
+        self.checks_left = verify_finish
+
+    def malformed_turn(self):
+        """Count a malformed turn; True when that makes too many in a row."""
+        self.malformed_in_a_row += 1
+        return self.malformed_in_a_row >= FORMAT_ERROR_LIMIT
+
+    def well_formed_turn(self):
+        self.malformed_in_a_row = 0
+
+    def executed_call(self, name, arguments, result):
+        """Remember a call that ran; return a description of the repeat it completes, or None."""
+        self.executed.append(_signature(name, arguments, result))
+        last = self.executed[-6:]
+        if len(last) >= 3 and last[-1] == last[-2] == last[-3]:
+            return f"{last[-1][0]} three times in a row"
+        if len(last) == 6 and last[0::2] == [last[0]] * 3 and last[1::2] == [last[1]] * 3:
+            return f"{last[0][0]} and {last[1][0]}, alternating, three times"
+        return None
+
+
+def _signature(name, arguments, result):
+    """Two calls are the same when name, canonical arguments and result (less machine
+    fields) are equal."""
+    result = {key: value for key, value in result.items() if key not in MACHINE_FIELDS}
+    return (name, _canonical(arguments), _canonical(result))
+
+
+def _canonical(value):
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def nudge(turn, kind, text):
+    return {"type": "nudge", "turn": turn, "kind": kind, "text": text}
+
+
+def text_call_nudge(turn, calls):
+    names = ", ".join(dict.fromkeys(call["function"]["name"] for call in calls))
+    return nudge(turn, "tool_call_as_text",
+                 f"You wrote a call to {names} as text in your reply, so it was not run. "
+                 "To use a tool, make a real tool call through the tool-calling interface; "
+                 "do not write the call in your message.")
+
+
+def empty_turn_nudge(turn, tool_names):
+    return nudge(turn, "empty_turn",
+                 f"Your reply was empty: no text and no tool call. Call one of the tools "
+                 f"({', '.join(tool_names)}), or reply with one short sentence if you are done.")
+
+
+def refused_nudge(turn, results, tool_names):
+    return nudge(turn, "calls_refused",
+                 f"None of your tool calls ran ({results[0]['error']}). Call one of "
+                 f"{', '.join(tool_names)}, with its arguments as a JSON object of strings.")
+
+
+def no_progress_nudge(turn, repeated):
+    return nudge(turn, "no_progress",
+                 f"You repeated the same call with the same result ({repeated}). "
+                 "Repeating it will not change the result: try something else, "
+                 "for example read the file again and change your approach.")
+
+
+def tests_fail_nudge(turn, result):
+    failing = [line for line in result.get("output", "").splitlines()
+               if line.startswith(("FAILED ", "ERROR "))][:10]
+    summary = "\n".join(failing) or result.get("output", "")[-500:]
+    return nudge(turn, "tests_fail",
+                 f"You said you were done, but the tests still fail (run_tests: exit_code "
+                 f"{result.get('exit_code')}, {result.get('passed')} passed, {result.get('failed')} failed, "
+                 f"{result.get('errors')} errors):\n{summary}\nKeep working: fix the code, then run_tests again.")
