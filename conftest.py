@@ -63,3 +63,16 @@ def _running_fake_ollama():
 def fake_ollama(_running_fake_ollama):
     """The loopback Ollama server, with an empty script; call `.play(*turns)` to fill it."""
     return _running_fake_ollama.play()
+
+
+@pytest.fixture(scope="session")
+def _running_fake_openai():
+    from fake_openai import FakeOpenAI
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_openai(_running_fake_openai):
+    """The loopback Chat Completions server, with an empty script; `.play(*turns)` fills it."""
+    return _running_fake_openai.play()

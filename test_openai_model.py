@@ -29,18 +29,6 @@ READ_CALL = {"function": {"name": "read_file", "arguments": {"path": "path_rules
 CAPTURES = pathlib.Path(__file__).parent / "wire_captures"
 
 
-@pytest.fixture(scope="session")
-def _running_fake_openai():
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture
-def fake_openai(_running_fake_openai):
-    """The loopback server, with an empty script; call `.play(*turns)` to fill it."""
-    return _running_fake_openai.play()
-
-
 def reply(server, turn, **model_options):
     """Play one turn and return every chunk the adapter yields for it."""
     server.play(turn)

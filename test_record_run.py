@@ -171,3 +171,34 @@ def test_the_policies_and_options_are_flags_and_are_recorded_as_sent(fake_ollama
     assert fake_ollama.requests[0]["options"] == rec["settings"]["options"]
     assert rec["server"] == {"api": "ollama", "url": fake_ollama.url}
     assert [e.get("written_as_text") for e in rec["events"] if e["type"] == "tool_start"][0] is True
+
+
+def test_an_openai_compatible_server_is_recorded_with_its_api_url_digest_and_options_as_sent(fake_openai, tmp_path):
+    from fake_openai import llama_cpp_call, text as sse_text
+    fake_openai.play(llama_cpp_call("read_file", '{"path": "path_rules.py"}'), sse_text("It splits on '/' only."))
+    output = tmp_path / "run.json"
+    digest = "sha256:" + "ab" * 32
+    assert record_run.main(["--api", "openai", "--base-url", fake_openai.url, "--model", "qwen2.5-coder-1.5b",
+                            "--model-digest", digest, "--temperature", "0.7", "--num-ctx", "4096",
+                            "--output", str(output)]) == 0
+    rec = load(output)
+    assert rec["server"] == {"api": "openai", "url": fake_openai.url}
+    assert rec["model"] == {"name": "qwen2.5-coder-1.5b", "digest": digest}
+    assert rec["settings"]["options"] == {"temperature": 0.7, "seed": 7, "max_tokens": 2048}  # num_ctx is not sent
+    sent = fake_openai.requests[0]
+    assert (sent["temperature"], sent["seed"], sent["max_tokens"]) == (0.7, 7, 2048)
+    assert [e["name"] for e in rec["events"] if e["type"] == "tool_result"] == ["read_file"]
+
+
+def test_an_openai_compatible_server_that_is_not_there_is_one_line_naming_the_url(tmp_path, capsys):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    assert record_run.main(["--api", "openai", "--base-url", url, "--model", "m", "--output", str(tmp_path / "r.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and url in err and "--base-url" in err and err.count("\n") == 1
+    assert "ollama pull" not in err
+
+
+def test_api_openai_needs_a_base_url_and_a_model(capsys):
+    with pytest.raises(SystemExit):
+        record_run.main(["--api", "openai"])
+    assert "--base-url URL and --model NAME" in capsys.readouterr().err

@@ -101,6 +101,12 @@ CORPUS = [
     ("unknown_tool_beside_known", 'call:shell{cmd:"rm -rf /"} call:read_file{path:"path_rules.py"}', [READ]),
     ("inline_backticks", 'You can call `read_file(path="path_rules.py")` to see the file.', []),
     ("prose_mention", 'I would use read_file(path="path_rules.py") and then run_tests().', []),
+    # Seen from Qwen2.5-Coder-1.5B on llama.cpp here (temperature 0): calls wrapped in the
+    # <tools> tag of its own prompt, inside python fences, as steps of a plan.
+    ("qwen15_tools_tag_in_python_fences", 'Here is the plan:\n\n1. **Read the file**:\n   ```python\n   <tools>\n'
+     '   {"name": "read_file", "arguments": {"path": "path_rules.py"}}\n   </tools>\n   ```\n\n2. **Run the tests**:\n'
+     '   ```python\n   <tools>\n   {"name": "run_tests", "arguments": {}}\n   </tools>\n   ```\n',
+     [("read_file", {"path": "path_rules.py"}), ("run_tests", {})]),
     ("schema_echo_tools_tag", '<tools>\n{"type": "function", "function": {"name": "read_file", "parameters": '
      '{"type": "object", "properties": {"path": {"type": "string"}}}}}\n</tools>', []),
     ("schema_echo_json", '```json\n{"type": "function", "function": {"name": "run_tests", '

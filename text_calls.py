@@ -83,6 +83,8 @@ def _fence_calls(info, body, tools):
     if label in ("python", "py"):
         # Code the model shows. Calls only if every statement is one (or bare JSON objects, as
         # a 1.5B model writes); otherwise an explained sample, claimed so nothing inside counts.
+        if body.lstrip().startswith(("<tools>", "<tool_call>")):  # markup, not Python (seen here)
+            return _markup_calls(body, tools)
         return _python_calls(body, tools, strict=True) or _json_calls(body, tools, repair=False)
     if label in ("json", ""):  # form 5
         return _json_calls(body, tools, repair=True) or None
@@ -95,16 +97,19 @@ def _markup_calls(segment, tools):
     if "<" not in segment and "call:" not in segment:
         return calls
     while match := MARKUP.search(segment, pos):
-        reader = {"<tools>": _schema_echo, "<tool_call>": _hermes,
+        reader = {"<tools>": _tools_tag, "<tool_call>": _hermes,
                   "<function=": _qwen_function}.get(match[0], _gemma)
         found, pos = reader(segment, match.end(), tools)
         calls += found
     return calls
 
 
-def _schema_echo(text, pos, tools):
-    end = text.find("</tools>", pos)  # the model repeating its tool list: skip all of it
-    return [], len(text) if end < 0 else end + len("</tools>")
+def _tools_tag(text, pos, tools):
+    """<tools>...</tools>: usually the model repeating its tool list (an echo, never a call);
+    Qwen2.5-Coder-1.5B here also wrapped real calls in it: {"name": ..., "arguments": ...}."""
+    end = text.find("</tools>", pos)
+    end = len(text) if end < 0 else end
+    return _json_calls(text[pos:end].strip(), tools, repair=False), min(len(text), end + len("</tools>"))
 
 
 # --- Forms 1 and 2: Gemma 4, call:NAME{key:<|"|>text<|"|>,n:42} with or without the wrapper ---
