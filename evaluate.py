@@ -25,7 +25,7 @@ from pathlib import Path
 from grades import claim, grade, markdown_table, summarise
 from local_model import ModelUnavailable
 from model_choice import add_loop_flags, add_model_flags, check_model_flags, make_model, positive
-from printer import OneLineParser, clean
+from printer import OneLineParser, clean, run_cli
 from recording import FORMAT, load, run_recorded, save
 from report import write_report
 from repo_tools import RepoTools, write_atomic
@@ -203,4 +203,4 @@ def fail(message):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

@@ -91,12 +91,16 @@ def summarise(attempts, k, model, commit, dirty):
 
 
 def markdown_table(summary):
-    """The short table printed at the end of an evaluation."""
-    lines = [f"| task | attempts | repaired | pass@1 | pass@{summary['k']} |", "|---|---|---|---|---|"]
+    """The short table printed at the end of an evaluation (pass@k only when k > 1)."""
+    k = summary["k"]
+    extra = f" pass@{k} |" if k > 1 else ""
+    lines = [f"| task | attempts | repaired | pass@1 |{extra}", "|---|---|---|---|" + ("---|" if k > 1 else "")]
     for name, row in summary["tasks"].items():
-        lines.append(f"| {name} | {row['attempts']} | {row['repaired']} | {_rate(row['pass@1'])} | {_rate(row['pass@k'])} |")
+        rate_k = f" {_rate(row['pass@k'])} |" if k > 1 else ""
+        lines.append(f"| {name} | {row['attempts']} | {row['repaired']} | {_rate(row['pass@1'])} |{rate_k}")
     overall = summary["overall"]
-    lines.append(f"| **all** | {overall['attempts']} | {overall['repaired']} | {_rate(overall['pass@1'])} | |")
+    lines.append(f"| **all** | {overall['attempts']} | {overall['repaired']} | {_rate(overall['pass@1'])} |"
+                 + (" |" if k > 1 else ""))
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ What this file deliberately is not: a logger or a UI framework.
 """
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -48,7 +49,9 @@ class Printer:
         elif kind in ("tool_start", "tool_result"):
             self._line(_tool_line(event))
         elif kind == "nudge":
-            self._line(f"! nudge ({clean(event['kind'])}): {_short(clean(event['text']), 300)}")
+            # Continuation lines are indented, so none can pass for a `> tool(...)` line.
+            lines = [clean(line) for line in str(event["text"]).split("\n")[:15]]
+            self._line(f"! nudge ({clean(event['kind'])}): " + "\n    ".join(_short(line, 300) for line in lines))
         elif kind == "stopped":
             error = f" ({clean(event['error'])})" if "error" in event else ""
             self._line(f"stopped: {event['reason']} after turn {event['turn']}{error}")
@@ -116,3 +119,14 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"error: {clean(message)} (see {self.prog} --help)\n")
+
+
+def run_cli(main):
+    """Run a CLI's `main` and exit with its code; a closed pipe (`| head`) ends it quietly."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush is silent
+        code = 141  # what a shell reports for a process ended by SIGPIPE
+    sys.exit(code)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from model_choice import make_model, parse_args
-from printer import Printer, clean, summarise
+from printer import Printer, clean, run_cli, summarise
 from recording import FORMAT, run_recorded, save
 from repo_tools import RepoTools
 from task_catalog import fresh_copy, load_task
@@ -102,4 +102,4 @@ def fail(message):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

@@ -22,9 +22,6 @@ from task_catalog import SAMPLE_TASK, fresh_copy, load_task
 from verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
 FORMAT = "coding-loop-recording/1"
-SAMPLE = load_task().repo
-TEST_FILE = "tests/test_path_rules.py"
-TASK = load_task().prompt()
 
 
 class Recorder:
@@ -56,8 +53,9 @@ class Recorder:
         finally:
             try:
                 getattr(stream, "close", lambda: None)()
-            finally:
-                self.model_s.append(round(time.perf_counter() - started, 4))
+            except Exception:  # noqa: BLE001 - a failing close is not the recorder's to report
+                pass
+            self.model_s.append(round(time.perf_counter() - started, 4))
 
 
 def plain_copy(value):
@@ -82,8 +80,8 @@ def _bounded(value, depth=0):
 
 
 def sample_hashes(root=None):
-    """sha256 of every file of the sample (or of a copy at `root`), by relative path."""
-    root = Path(root or SAMPLE)
+    """sha256 of every file of the sample (or of a task's repository or a copy at `root`)."""
+    root = Path(root or load_task(SAMPLE_TASK).repo)
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import sandbox
 from agent_loop import agent_events
-from printer import OneLineParser, Printer, clean, summarise
+from printer import OneLineParser, Printer, clean, run_cli, summarise
 from recording import load, plain_copy, run_recorded, sample_hashes
 from replay_check import RequestDrift, check_request, event_differences, outcome_differences
 from repo_tools import RepoTools
@@ -156,4 +156,4 @@ def _fail(message):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

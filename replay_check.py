@@ -29,8 +29,9 @@ def check_request(turn, recorded, received):
         found = first_difference(want, got)
         if found:
             field, was, now = found
+            here, recorded = both(was, now)
             raise RequestDrift(f"turn {turn}, message {index} ({got.get('role', '?')}): field {field!r} "
-                               f"is {shorten(now)} here, {shorten(was)} in the recording")
+                               f"is {here} here, {recorded} in the recording")
 
 
 def _tool_message(message):
@@ -50,6 +51,8 @@ def without_machine_fields(result):
 
 def first_difference(want, got, path=""):
     """(dotted path, recorded value, replayed value) of the first difference, or None."""
+    if want == got:
+        return None  # the common case, settled at C speed before any walk
     if isinstance(want, dict) and isinstance(got, dict):
         for key in sorted(set(want) | set(got), key=str):
             found = first_difference(want.get(key), got.get(key), f"{path}.{key}" if path else str(key))
@@ -65,14 +68,23 @@ def first_difference(want, got, path=""):
     return None if want == got else (path or "(whole value)", want, got)
 
 
-def shorten(value):
-    """A value as it reads in a message: text quoted, anything else as JSON, both shortened."""
+def shorten(value, around=0):
+    """A value as it reads in a message: text quoted, anything else as JSON, both shortened to
+    a window that starts a little before character `around` (where two values part)."""
     try:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     except (ValueError, RecursionError):
         text = "<unprintable>"
-    text = text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+    start = max(0, min(around - 20, len(text) - SHOWN))
+    text = ("..." if start else "") + text[start:start + SHOWN] + ("..." if start + SHOWN < len(text) else "")
     return repr(text) if isinstance(value, str) else text
+
+
+def both(was, now):
+    """Both values, shortened around the first character where they differ."""
+    texts = [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=repr) for v in (was, now)]
+    parted = next((i for i, (a, b) in enumerate(zip(*texts)) if a != b), min(map(len, texts)))
+    return shorten(now, parted), shorten(was, parted)
 
 
 def outcome_differences(recording, events, final_tests):
@@ -115,8 +127,9 @@ def event_differences(recorded, replayed):
             "type", want.get("type"), f"{got.get('type')} {got.get('reason', '')}".strip())
         if found:
             field, was, now = found
+            here, recorded = both(was, now)
             return [f"event {number} (turn {got.get('turn')}, {got.get('type')}): field {field!r} is "
-                    f"{shorten(now)} here, {shorten(was)} in the recording"]
+                    f"{here} here, {recorded} in the recording"]
     if len(recorded) != len(replayed):
         return [f"events: {len(recorded)} in the recording, {len(replayed)} here "
                 f"(last here: {replayed[-1].get('type')} {replayed[-1].get('reason', '')})"]

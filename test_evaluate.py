@@ -1,7 +1,5 @@
 """evaluate.py: tasks × attempts through the real tools and pytest, graded, summarised,
 resumed, with infra failures counted apart; and the figures it reports."""
-import contextlib
-import io
 import json
 from pathlib import Path
 
@@ -57,18 +55,12 @@ def run_evaluation(tmp_path, *flags):
 SCRIPTED = ("--scripted", "--tasks", "path_rules,pagination_last_page", "--attempts", "2", "--jobs", "2")
 
 
-@pytest.fixture(scope="module")
-def scripted_run(tmp_path_factory):
-    """One scripted evaluation (2 tasks x 2 attempts, 2 workers), shared by the tests below."""
-    folder = tmp_path_factory.mktemp("evaluation")
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert run_evaluation(folder, *SCRIPTED) == 0
-    return folder / "out", printed.getvalue()
-
-
-def test_scripted_evaluation_runs_every_attempt_and_grades_it(scripted_run):
-    out, printed = scripted_run
+def test_a_scripted_evaluation_runs_grades_summarises_reports_and_resumes(tmp_path, capsys):
+    """One evaluation end to end (2 tasks x 2 attempts, 2 workers); one test, so that under
+    pytest-xdist no second worker runs the same costly evaluation again."""
+    assert run_evaluation(tmp_path, *SCRIPTED) == 0
+    printed, out = capsys.readouterr().out, tmp_path / "out"
+    # every attempt ran, was graded, and printed its line
     assert sorted(p.name for p in (out / "attempts").iterdir()) == [
         "pagination_last_page-1.json", "pagination_last_page-2.json", "path_rules-1.json", "path_rules-2.json"]
     liar = load(out / "attempts/path_rules-2.json")
@@ -76,10 +68,7 @@ def test_scripted_evaluation_runs_every_attempt_and_grades_it(scripted_run):
     two_edits = load(out / "attempts/pagination_last_page-1.json")
     assert two_edits["verdict"] == "repaired" and two_edits["changed_files"] == ["export.py", "pagination.py"]
     assert printed.count(" s  (") == 4 and "(claim contradicted)" in printed
-
-
-def test_scripted_evaluation_writes_the_summary_the_table_and_the_report(scripted_run):
-    out, printed = scripted_run
+    # the summary, the printed table and the report
     summary = json.loads((out / "summary.json").read_text())
     assert summary["k"] == 2 and summary["infra_failures"] == 0
     assert summary["tasks"]["path_rules"] == {"attempts": 2, "repaired": 1, "pass@1": 0.5, "pass@k": 1.0}
@@ -87,20 +76,14 @@ def test_scripted_evaluation_writes_the_summary_the_table_and_the_report(scripte
     assert summary["model"] == {"name": "scripted", "digest": None} and len(summary["commit"]) == 40
     assert "| path_rules | 2 | 1 | 0.50 | 1.00 |" in printed
     assert (out / "report.html").read_text().count('class="cell') == 4
-
-
-def test_a_finished_evaluation_is_resumed_not_redone(scripted_run, capsys):
-    out, _ = scripted_run
+    # run again: resumed, nothing redone
     stamps = {p: p.stat().st_mtime_ns for p in (out / "attempts").iterdir()}
-    assert run_evaluation(out.parent, *SCRIPTED) == 0
+    assert run_evaluation(tmp_path, *SCRIPTED) == 0
     again = capsys.readouterr().out
     assert "4 already finished" in again and "0 to run" in again
     assert {p: p.stat().st_mtime_ns for p in (out / "attempts").iterdir()} == stamps
-
-
-def test_a_folder_of_another_evaluation_is_refused(scripted_run, capsys):
-    out, _ = scripted_run
-    assert run_evaluation(out.parent, *SCRIPTED, "--max-turns", "3") == 1
+    # the same folder with other settings is refused
+    assert run_evaluation(tmp_path, *SCRIPTED, "--max-turns", "3") == 1
     assert "holds an evaluation with other settings" in capsys.readouterr().err
 
 
@@ -111,14 +94,22 @@ def test_a_server_that_is_down_at_the_start_is_one_line_and_nothing_runs(tmp_pat
     assert list((tmp_path / "out" / "attempts").iterdir()) == []
 
 
-def test_an_attempt_lost_to_the_server_is_an_infra_failure_and_is_retried_on_resume(fake_ollama, tmp_path, capsys):
-    flags = ("--host", fake_ollama.url, "--tasks", "path_rules", "--attempts", "2")
-    fake_ollama.play([text("Done."), done()])  # the second attempt finds the server with nothing to say
+def test_an_attempt_lost_to_the_server_is_an_infra_failure_and_is_retried_on_resume(fake_openai, tmp_path, capsys):
+    """Through an OpenAI-compatible server: the second attempt finds the server with nothing to say."""
+    from fake_openai import text as sse_text
+    digest = "sha256:" + "cd" * 32
+    flags = ("--api", "openai", "--base-url", fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--model-digest", digest,
+             "--tasks", "path_rules", "--attempts", "2")
+    fake_openai.play(sse_text("I fixed it."))
     assert run_evaluation(tmp_path, *flags) == 0
     summary = json.loads((tmp_path / "out/summary.json").read_text())
     assert summary["infra_failures"] == 1 and summary["overall"]["attempts"] == 1
+    assert summary["model"] == {"name": "qwen2.5-coder-1.5b", "digest": digest}
     assert "infra failure" in capsys.readouterr().out
-    fake_ollama.play([text("Done."), done()])
+    attempt = load(tmp_path / "out/attempts/path_rules-1.json")
+    assert attempt["server"] == {"api": "openai", "url": fake_openai.url} and attempt["source"] == "live"
+    assert attempt["claim"]["contradicted"] is True and attempt["settings"]["options"]["max_tokens"] == 2048
+    fake_openai.play(sse_text("Done."))
     assert run_evaluation(tmp_path, *flags) == 0
     summary = json.loads((tmp_path / "out/summary.json").read_text())
     assert summary["infra_failures"] == 0 and summary["overall"]["attempts"] == 2

@@ -204,9 +204,9 @@ def test_max_turns_makes_exactly_that_many_requests(tools):
 
 
 def test_max_turns_one_runs_the_first_turns_tools_and_stops(tools):
-    chat = ScriptedChat([done(tool_calls=[call("run_tests")])])
+    chat = ScriptedChat([done(tool_calls=[READ])])
     events = run(chat, tools, max_turns=1)
-    assert results(events)[0]["exit_code"] == 1
+    assert results(events)[0]["path"] == "path_rules.py"
     assert events[-1]["reason"] == "max_turns" and len(chat.requests) == 1
 
 

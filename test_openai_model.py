@@ -221,7 +221,6 @@ def test_a_full_repair_through_four_servers_quirks(fake_openai, tools):
     runs = [e["result"] for e in of_type(events, "tool_result") if e["name"] == "run_tests"]
     assert [r["exit_code"] for r in runs] == [1, 0]
     assert events[-1]["reason"] == "assistant_finished" and len(fake_openai.requests) == 5
-    assert tools.run_tests()["exit_code"] == 0
 
 
 def test_invalid_arguments_become_an_error_result_for_the_model(fake_openai, tools):

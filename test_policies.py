@@ -1,7 +1,6 @@
 """The loop's policies with real small models in mind: calls written as text, malformed turns,
 a model that repeats itself, a finish the tests contradict, bounds per turn, and assembly
 that does not depend on how the stream was chunked."""
-import json
 import random
 from pathlib import Path
 
@@ -109,8 +108,9 @@ def test_an_alternating_pair_repeated_three_times_counts_as_no_progress(tools):
 
 
 def test_the_same_call_with_a_different_result_is_progress(tools):
-    chat = ScriptedChat([done(tool_calls=[RUN])], [done(tool_calls=[call("replace_text", old=FIX_OLD, new=FIX_NEW)])],
-                        [done(tool_calls=[RUN])], [done(tool_calls=[RUN])], [text("All pass."), done()])
+    # read, edit, read, read: three reads, but the first saw other text than the last two.
+    chat = ScriptedChat([done(tool_calls=[READ])], [done(tool_calls=[call("replace_text", old=FIX_OLD, new=FIX_NEW)])],
+                        [done(tool_calls=[READ])], [done(tool_calls=[READ])], [text("Fixed."), done()])
     events = run(chat, tools)
     assert of_type(events, "nudge") == [] and events[-1]["reason"] == "assistant_finished"
 
@@ -198,9 +198,7 @@ def test_a_turn_resplit_at_random_points_gives_the_identical_next_request(path):
     recording, rng = load(path), random.Random(path.stem)
     settings = recording["settings"]
     for _ in range(40):
-        changed = json.loads(json.dumps(recording))
-        for turn in changed["turns"]:
-            turn["chunks"] = resplit(turn["chunks"], rng)
+        changed = {**recording, "turns": [{**turn, "chunks": resplit(turn["chunks"], rng)} for turn in recording["turns"]]}
         model = ReplayModel(changed)  # checks every request against the recorded one
         events = list(agent_events(model, ServedTools(changed), recording["task"], max_turns=settings["max_turns"],
                                    text_calls=settings["text_calls"], verify_finish=settings["verify_finish"]))

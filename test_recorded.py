@@ -217,3 +217,12 @@ def test_without_bubblewrap_the_sandbox_warning_is_printed_once(tmp_path):
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert finished.stderr.count("bubblewrap is not installed") == 1
     assert finished.stdout.count("[sandbox: none]") >= 2
+
+
+def test_a_closed_pipe_ends_the_cli_quietly():
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py"), "--served"], cwd=HERE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()  # as `| head -1` does
+    _, err = process.communicate(timeout=30)
+    assert b"Traceback" not in err and process.returncode in (0, 141)

@@ -4,8 +4,7 @@ A task folder holds `task.json` (what the model is told and may touch), `repo/` 
 repository; the sample task points at `sample_repo/` through `"repo"` instead) and
 `solution.json` (exact-once replacements that repair it, never shown to a model).
 Each task's own tests run twice, on temporary copies and never in place: once as shipped
-and once with the solution applied. All those pytest runs start at once, so the whole file
-takes about as long as the slowest pair.
+and once with the solution applied; both runs of a task start at once.
 """
 import json
 import os
@@ -72,38 +71,32 @@ def summary(output):
     return None
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """{task: {"pristine": result, "solved": result}}: every run started before any is awaited.
-
-    A result is {"exit_code", "output", "counts"}, or {"problem": text} when the copy
+def pristine_and_solved(name, base):
+    """{"pristine": result, "solved": result} for one task, both runs started before either is
+    awaited. A result is {"exit_code", "output", "counts"}, or {"problem": text} when the copy
     could not be prepared (a missing repository, a solution that does not apply)."""
-    base = tmp_path_factory.mktemp("tasks")
-    started = {}
-    results = {}
-    for name in NAMES:
-        for kind in ("pristine", "solved"):
-            copy = base / name / kind
-            try:
-                shutil.copytree(repo_of(name), copy,
-                                ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-                if kind == "solved":
-                    apply_edits(copy, load_solution(name)["edits"])
-            except Exception as exc:  # reported by the test that needs this run
-                results[name, kind] = {"problem": f"{type(exc).__name__}: {exc}"}
-                continue
-            started[name, kind] = subprocess.Popen(
-                PYTEST_COMMAND, cwd=copy, env=ENV, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for key, process in started.items():
+    started, results = {}, {}
+    for kind in ("pristine", "solved"):
+        copy = base / kind
+        try:
+            shutil.copytree(repo_of(name), copy, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+            if kind == "solved":
+                apply_edits(copy, load_solution(name)["edits"])
+        except Exception as exc:  # reported by the assertions below
+            results[kind] = {"problem": f"{type(exc).__name__}: {exc}"}
+            continue
+        started[kind] = subprocess.Popen(
+            PYTEST_COMMAND, cwd=copy, env=ENV, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for kind, process in started.items():
         try:
             output, _ = process.communicate(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             process.kill()
             output, _ = process.communicate()
             output += f"\n(timed out after {RUN_TIMEOUT}s)"
-        results[key] = {"exit_code": process.returncode, "output": output, "counts": summary(output)}
-    return {name: {kind: results[name, kind] for kind in ("pristine", "solved")} for name in NAMES}
+        results[kind] = {"exit_code": process.returncode, "output": output, "counts": summary(output)}
+    return results
 
 
 def test_there_are_tasks_with_snake_case_names():
@@ -190,22 +183,18 @@ def test_ticket_states_the_symptom_not_the_fix(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_shipped_repo_has_failing_and_passing_tests(name, runs):
-    run = runs[name]["pristine"]
+def test_shipped_repo_fails_and_its_solution_makes_every_test_pass(name, tmp_path):
+    runs = pristine_and_solved(name, tmp_path)
+    run = runs["pristine"]
     assert "problem" not in run, run.get("problem")
     counts = run["counts"]
     assert counts, run["output"]
     assert counts["failed"] >= 1 and counts["passed"] >= 1, run["output"]
     assert counts["errors"] == 0 and counts["other"] == 0, run["output"]
     assert run["exit_code"] == 1, run["output"]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_solution_makes_every_test_pass(name, runs):
-    run = runs[name]["solved"]
+    run = runs["solved"]
     assert "problem" not in run, run.get("problem")
-    counts = run["counts"]
-    assert counts and run["exit_code"] == 0, run["output"]
-    assert counts["failed"] == 0 and counts["errors"] == 0 and counts["other"] == 0, run["output"]
-    pristine = runs[name]["pristine"].get("counts") or {}
-    assert counts["passed"] == pristine.get("passed", 0) + pristine.get("failed", 0), run["output"]
+    solved = run["counts"]
+    assert solved and run["exit_code"] == 0, run["output"]
+    assert solved["failed"] == 0 and solved["errors"] == 0 and solved["other"] == 0, run["output"]
+    assert solved["passed"] == counts["passed"] + counts["failed"], run["output"]

@@ -48,6 +48,14 @@ def test_a_stream_whose_close_raises_does_not_change_the_outcome(tools):
     assert events[-1] == {"type": "stopped", "turn": 2, "reason": "assistant_finished"}
 
 
+def test_a_stream_whose_close_raises_does_not_change_a_recorded_outcome(tools):
+    turns = iter([[done(tool_calls=[READ])], [text("Done."), done()]])
+    body = run_recorded(lambda messages, schemas: ClosingFails(next(turns)), tools,
+                        start_tests={"exit_code": 1, "passed": 3, "failed": 1, "errors": 0})
+    assert body["stop"] == {"type": "stopped", "turn": 2, "reason": "assistant_finished"}
+    assert len(body["timings"]["model_s"]) == 2
+
+
 class ExplodingTools:
     """Tools whose every call raises something other than ValueError / TypeError / OSError."""
     schemas = [{"type": "function", "function": {"name": "read_file", "description": "",
