@@ -15,6 +15,7 @@ record_run.py does) or a judge (verdict.py is; grades.py only reads the events).
 """
 import json
 import multiprocessing
+import signal
 import subprocess
 import sys
 import tempfile
@@ -24,8 +25,8 @@ from pathlib import Path
 
 from grades import claim, grade, markdown_table, summarise
 from local_model import ModelUnavailable
-from model_choice import add_loop_flags, add_model_flags, check_model_flags, make_model, positive
-from printer import OneLineParser, clean, run_cli
+from model_choice import add_loop_flags, add_model_flags, check_model_flags, make_model, positive, start_deadline
+from printer import OneLineParser, clean, fail, run_cli
 from recording import FORMAT, load, run_recorded, save
 from report import write_report
 from repo_tools import RepoTools, write_atomic
@@ -48,7 +49,7 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if not args.scripted:
         check_model_flags(parser, args)
-    names = task_names() if args.tasks == "all" else [name.strip() for name in args.tasks.split(",")]
+    names = task_names() if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
     unknown = [name for name in names if name not in task_names()]
     if unknown or not names:
         parser.error(f"unknown task {', '.join(unknown) or '(none)'}; tasks: {', '.join(task_names())}")
@@ -94,8 +95,8 @@ def claim_folder(args):
             return f"{args.out} holds an evaluation with other settings; pass a new --out"
         (args.out / "attempts").mkdir(parents=True, exist_ok=True)
         write_atomic(marker, json.dumps({"settings": settings}, indent=1) + "\n")
-    except (OSError, ValueError, KeyError) as error:
-        return f"cannot use {args.out}: {error}"
+    except (OSError, ValueError, KeyError, TypeError) as error:  # a marker that is not ours
+        return f"cannot use {args.out}: {type(error).__name__}: {error}"
     return None
 
 
@@ -119,16 +120,21 @@ def plan(args):
 def run_all(args, info, todo, already):
     """Run the attempts in worker processes; print one line as each finishes."""
     attempts, total = [], already + len(todo)
-    # "spawn": each worker starts clean, not as a copy of this process and its threads.
-    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    # "spawn": each worker starts clean, not as a copy of this process and its threads. The
+    # workers ignore Ctrl-C: it is this process's to handle, by stopping them all at once.
+    pool = ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    try:
         futures = {pool.submit(run_attempt, args, info, name, k): (name, k) for name, k in todo}
-        try:
-            for future in as_completed(futures):
-                attempts.append(_result(future, futures[future], args))
-                print(progress_line(attempts[-1], already + len(attempts), total, attempts), flush=True)
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+        for future in as_completed(futures):
+            attempts.append(_result(future, futures[future], args))
+            print(progress_line(attempts[-1], already + len(attempts), total, attempts), flush=True)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in multiprocessing.active_children():
+            worker.terminate()  # an attempt cut short is not saved, so it runs again on resume
+        raise
+    pool.shutdown()
     return attempts
 
 
@@ -153,11 +159,13 @@ def run_attempt(args, info, name, k):
         server = {"api": args.api, "url": chat.url}
     with tempfile.TemporaryDirectory(prefix="coding-loop-eval-") as folder:
         tools = RepoTools(fresh_copy(task, folder), task=task)
+        if not args.scripted:
+            start_deadline(chat, args.deadline)
         body = run_recorded(chat, tools, max_turns=args.max_turns, deadline=args.deadline,
                             text_calls=args.text_calls, verify_finish=args.verify_finish)
     body["settings"].update(getattr(chat, "recorded_settings", {}))
     attempt = {"format": FORMAT, **head, "model": info, "server": server, **body,
-               "attempt_id": f"{name}-{k}", "seconds": round(time.perf_counter() - started, 2)}
+               "attempt_id": f"{name}-{k}", "commit": git_state()[0], "seconds": round(time.perf_counter() - started, 2)}
     if body["stop"]["reason"] == "model_error":
         attempt["infra_failure"] = body["stop"].get("error", "model_error")
     else:
@@ -195,11 +203,6 @@ def git_state():
     if commit.returncode != 0:
         return None, None
     return commit.stdout.strip(), bool(status.stdout.strip())
-
-
-def fail(message):
-    print(f"error: {clean(str(message))}", file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

@@ -86,6 +86,8 @@ def summarise(attempts, k, model, commit, dirty):
         "well_formed_turns": None if turns == 0 else round(1 - sum(map(malformed_turns, graded)) / turns, 4),
         "infra_failures": len(attempts) - len(graded),
         "model": model, "commit": commit, "dirty": dirty,
+        # A resumed evaluation may hold attempts made at other commits: say so.
+        "attempt_commits": sorted({a["commit"] for a in graded if a.get("commit")}),
         "seconds_per_attempt": round(sum(seconds) / len(seconds), 2) if seconds else None,
     }
 

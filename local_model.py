@@ -11,6 +11,7 @@ retry layer, or a place that interprets chunks. It passes them through untouched
 """
 import json
 import os
+import time
 
 import httpx
 import ollama
@@ -25,6 +26,17 @@ FAILURES = (ollama.ResponseError, httpx.HTTPError, ConnectionError, pydantic.Val
 # The SDK's default is no timeout at all; a stalled server must not hang a run forever.
 # `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
 TIMEOUT = httpx.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
+# With a deadline, a silent stream is cut this long after it (so the loop, which checks the
+# deadline as each chunk arrives, sees the deadline passed and names it).
+PAST_DEADLINE = 0.25
+
+
+def read_timeout(timeout, ends_at):
+    """The read timeout for one request: the configured one, or less when the run must end
+    at `ends_at` (time.monotonic())."""
+    if ends_at is None:
+        return timeout.read
+    return min(timeout.read, max(0.0, ends_at - time.monotonic()) + PAST_DEADLINE)
 
 
 class ModelUnavailable(Exception):
@@ -33,6 +45,8 @@ class ModelUnavailable(Exception):
 
 class LocalModel:
     """Callable like `chat(messages, tool_schemas)` in agent_loop, backed by Ollama."""
+
+    ends_at = None  # set to a time.monotonic() value: no request reads past it (--deadline)
 
     def __init__(self, model=DEFAULT_MODEL, host=None, *, think=True, keep_alive="10m",
                  options=None, timeout=TIMEOUT):
@@ -48,7 +62,7 @@ class LocalModel:
         stream = None
         try:
             # The SDK validates the messages here and sends the request at the first next().
-            stream = self.client.chat(model=self.model, messages=messages, tools=tool_schemas, stream=True,
+            stream = self._client().chat(model=self.model, messages=messages, tools=tool_schemas, stream=True,
                                       think=self.think, keep_alive=self.keep_alive, options=self.options)
             for chunk in stream:
                 yield chunk.model_dump(exclude_none=True)
@@ -57,6 +71,13 @@ class LocalModel:
         finally:
             if stream is not None:
                 stream.close()
+
+    def _client(self):
+        if self.ends_at is None:
+            return self.client
+        timeout = httpx.Timeout(self.timeout.connect, read=read_timeout(self.timeout, self.ends_at),
+                                write=self.timeout.write, pool=self.timeout.pool)
+        return ollama.Client(host=self.host, timeout=timeout)  # a client per request: cheap
 
     def check(self):
         """Before a run: return {"name", "digest", "capabilities"} or raise ModelUnavailable."""

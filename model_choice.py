@@ -8,9 +8,9 @@ What this file deliberately is not: a config system. Every setting is a flag wit
 """
 import argparse
 import datetime
+import time
 from pathlib import Path
 
-import httpx
 
 from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel
 from printer import OneLineParser
@@ -90,17 +90,17 @@ def make_model(args):
                if getattr(args, key) is not None}
     if args.api == "openai":
         from openai_model import OpenAIModel  # imported only when asked for: it is the slowest import here
-        model = OpenAIModel(args.model, args.base_url, options=options, timeout=_read_timeout(args, 300.0))
+        model = OpenAIModel(args.model, args.base_url, options=options, timeout=TIMEOUT)
         model.url, model.recorded_settings = args.base_url, {"options": model.sent_options}
         return model
-    timeout = httpx.Timeout(TIMEOUT.connect, read=_read_timeout(args, TIMEOUT.read))
-    model = LocalModel(args.model or DEFAULT_MODEL, args.host, think=args.think, options=options, timeout=timeout)
+    model = LocalModel(args.model or DEFAULT_MODEL, args.host, think=args.think, options=options, timeout=TIMEOUT)
     model.url = model.host
     model.recorded_settings = {"think": args.think, "keep_alive": model.keep_alive, "options": model.options}
     return model
 
 
-def _read_timeout(args, default):
-    # With a deadline, a silent server may not hold the run past it (the loop checks the
-    # deadline per chunk, so a stream that sends nothing needs the read timeout).
-    return default if args.deadline is None else min(default, args.deadline)
+def start_deadline(model, deadline):
+    """The run starts now: with --deadline, no request of `model` may read past its end (the
+    loop checks the deadline as each chunk arrives; a silent server needs the read timeout)."""
+    if deadline is not None:
+        model.ends_at = time.monotonic() + deadline

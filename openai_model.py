@@ -15,7 +15,7 @@ import os
 import httpx2  # the SDK's own transport, only to tell a connect timeout from a read timeout
 import openai
 
-from local_model import ModelUnavailable
+from local_model import ModelUnavailable, read_timeout
 
 # The Ollama option names the harness uses, with the defaults LocalModel uses.
 OPTIONS = {"temperature": 0, "seed": 7, "num_predict": 2048}
@@ -168,6 +168,8 @@ def _sent_call(position, k, call, streamed):
 class OpenAIModel:
     """Callable like `chat(messages, tool_schemas)` in agent_loop, over Chat Completions."""
 
+    ends_at = None  # set to a time.monotonic() value: no request reads past it (--deadline)
+
     def __init__(self, model, base_url, *, api_key=None, options=None, timeout=TIMEOUT):
         self.model, self.base_url = model, base_url.rstrip("/")
         self.options = {**OPTIONS, **(options or {})}  # as asked, in Ollama's names
@@ -190,7 +192,8 @@ class OpenAIModel:
             stream = self.client.chat.completions.create(
                 model=self.model, messages=to_openai_messages(messages, self.streamed),
                 tools=tool_schemas or openai.omit,  # an empty list is an error on some servers
-                stream=True, stream_options={"include_usage": True}, **self.sent_options)
+                stream=True, stream_options={"include_usage": True}, **self.sent_options,
+                timeout=openai.Timeout(**{**self.timeout.as_dict(), "read": read_timeout(self.timeout, self.ends_at)}))
             turn = Turn()
             for chunk in stream:  # read past the finish: llama.cpp sends the usage after it
                 # The SDK does not validate chunks: whatever the server sent, read it as a dict.

@@ -55,13 +55,24 @@ class Printer:
         elif kind == "stopped":
             error = f" ({clean(event['error'])})" if "error" in event else ""
             self._line(f"stopped: {event['reason']} after turn {event['turn']}{error}")
-        self.out.flush()
+        try:
+            self.out and self.out.flush()
+        except OSError:
+            self.out = None
 
     def _stream(self, kind, text):
         if self.streaming not in (None, kind):
             self._write("\n")  # thinking and the answer each get their own lines
         self._write(text)
         self.streaming = kind
+
+    def line(self, text):
+        """One line of the program's own (already safe) text, through the same guarded output."""
+        self._line(text)
+        try:
+            self.out and self.out.flush()
+        except OSError:
+            self.out = None
 
     def _line(self, text):
         if self.streaming:
@@ -70,11 +81,16 @@ class Printer:
         self._write(text + "\n")
 
     def _write(self, text):
+        if self.out is None:
+            return
         try:
-            self.out.write(text)
-        except UnicodeEncodeError:  # a terminal that cannot show some character: escape it
-            encoding = getattr(self.out, "encoding", None) or "ascii"
-            self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            try:
+                self.out.write(text)
+            except UnicodeEncodeError:  # a terminal that cannot show some character: escape it
+                encoding = getattr(self.out, "encoding", None) or "ascii"
+                self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
+        except OSError:  # the reader went away (`| head`): stop printing, the run goes on
+            self.out = None
 
 
 def _tool_line(event):
@@ -119,6 +135,12 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"error: {clean(message)} (see {self.prog} --help)\n")
+
+
+def fail(message):
+    """One line on stderr that says what went wrong and what to do; no traceback. Returns 1."""
+    print(f"error: {clean(str(message))}", file=sys.stderr)
+    return 1
 
 
 def run_cli(main):

@@ -11,6 +11,7 @@ from the model.
 """
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -97,12 +98,14 @@ def run_bounded(command, cwd, env, timeout, limits):
         command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True,  # its own group, so we can kill all of it
         preexec_fn=lambda: sandbox.apply_limits(limits))
-    kept = {"head": bytearray(), "tail": bytearray(), "cut": 0}
-    reader = threading.Thread(target=_keep_ends, args=(process.stdout, kept), daemon=True)
+    kept, done_reading = {"head": bytearray(), "tail": bytearray(), "cut": 0}, threading.Event()
+    reader = threading.Thread(target=_keep_ends, args=(process.stdout, kept, done_reading), daemon=True)
     reader.start()
-    # Wait in a thread: Popen.wait(timeout) polls (up to 50 ms late), an Event does not.
+    # Wait in a thread: Popen.wait(timeout) polls (up to 50 ms late), an Event does not. The
+    # thread waits without reaping (WNOWAIT), so the group id cannot be reused before the kill.
     exited = threading.Event()
-    waiter = threading.Thread(target=lambda: (process.wait(), exited.set()), daemon=True)
+    waiter = threading.Thread(target=lambda: (os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT),
+                                              exited.set()), daemon=True)
     waiter.start()
     try:
         timed_out = not exited.wait(timeout)
@@ -110,26 +113,33 @@ def run_bounded(command, cwd, env, timeout, limits):
         # Kill the group even after a clean exit: a test may have left children running.
         _kill_group(process.pid)
         waiter.join()
-    # A child that escaped the group could keep the pipe open; do not wait on it forever.
-    reader.join(timeout=2)
+        process.wait()
+    # A child that escaped the group (it can, without the sandbox) may hold the pipe open:
+    # read what comes for a moment, then stop reading, whatever it does.
+    reader.join(timeout=0.5)
+    done_reading.set()
+    reader.join()
     process.stdout.close()
     text = (bytes(kept["head"]) + bytes(kept["tail"])).decode("utf-8", errors="replace")
     return process.returncode, text, kept["cut"], timed_out
 
 
-def _keep_ends(pipe, kept):
-    # Read everything, keep only both ends: a test printing forever costs no memory.
+def _keep_ends(pipe, kept, done_reading):
+    # Read everything, keep only both ends: a test printing forever costs no memory. select()
+    # with a short timeout, so the reader can be told to stop even when no byte ever comes.
     head, tail = kept["head"], kept["tail"]
-    try:
-        while chunk := pipe.read1(65536):
-            room = KEEP_BYTES - len(head)
-            head += chunk[:room]
-            tail += chunk[room:] if room > 0 else chunk
-            if len(tail) > KEEP_BYTES:
-                kept["cut"] += len(tail) - KEEP_BYTES
-                del tail[:-KEEP_BYTES]
-    except (OSError, ValueError):
-        pass  # the pipe was closed under us after the time was up
+    while not done_reading.is_set():
+        if not select.select([pipe], [], [], 0.05)[0]:
+            continue
+        chunk = os.read(pipe.fileno(), 65536)
+        if not chunk:
+            return  # end of file: every writer has closed the pipe
+        room = KEEP_BYTES - len(head)
+        head += chunk[:room]
+        tail += chunk[room:] if room > 0 else chunk
+        if len(tail) > KEEP_BYTES:
+            kept["cut"] += len(tail) - KEEP_BYTES
+            del tail[:-KEEP_BYTES]
 
 
 def _kill_group(pid):

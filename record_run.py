@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 
 from local_model import ModelUnavailable
-from model_choice import make_model, parse_args
-from printer import Printer, clean, run_cli, summarise
+from model_choice import make_model, parse_args, start_deadline
+from printer import Printer, clean, fail, run_cli, summarise
 from recording import FORMAT, run_recorded, save
 from repo_tools import RepoTools
 from task_catalog import fresh_copy, load_task
@@ -44,17 +44,20 @@ def main(argv=None):
             return fail(f"{error} (install bubblewrap, or drop --require-sandbox)")
         if tools.sandbox_warning:
             print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
-        print(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of the sample")
+        # Every line goes through one Printer: if the reader goes away (`| head`), the run goes on.
+        show = Printer(show_thinking=args.show_thinking)
+        show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of the sample")
         start_tests = tools.run_tests()
-        print(f"starting tests: {summarise(start_tests)}")
+        show.line(f"starting tests: {summarise(start_tests)}")
         try:
+            start_deadline(model, args.deadline)
             body = run_recorded(model, tools, max_turns=args.max_turns, deadline=args.deadline,
                                 text_calls=args.text_calls, verify_finish=args.verify_finish,
-                                start_tests=start_tests, on_event=Printer(show_thinking=args.show_thinking))
+                                start_tests=start_tests, on_event=show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
-    return write(args, model, model_info, body)
+    return write(args, model, model_info, body, show)
 
 
 def output_problem(output):
@@ -72,7 +75,7 @@ def output_problem(output):
     return None
 
 
-def write(args, model, model_info, body):
+def write(args, model, model_info, body, show):
     """Label, save and report the recording; exit 0 whatever the verdict."""
     body["settings"].update(getattr(model, "recorded_settings", {}))
     head = {"format": FORMAT, "source": "scripted" if args.scripted else "live"}
@@ -89,16 +92,10 @@ def write(args, model, model_info, body):
               file=sys.stderr)
         save(output, recording)
     tests = body["final_tests"]
-    print(f"verdict: {body['verdict']} (independent pytest: {summarise(tests)}); "
-          f"tests unchanged: {body['tests_unchanged']}")
-    print(f"wrote {output}")
+    show.line(f"verdict: {body['verdict']} (independent pytest: {summarise(tests)}); "
+              f"tests unchanged: {body['tests_unchanged']}")
+    show.line(f"wrote {output}")
     return 0
-
-
-def fail(message):
-    """One line on stderr that says what went wrong and what to do; no traceback."""
-    print(f"error: {clean(str(message))}", file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ either. `save` never loses a run: any text, any shape, written atomically.
 What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
 """
 import datetime
-import hashlib
 import json
 import re
 import time
@@ -19,7 +18,7 @@ from agent_loop import SYSTEM, agent_events
 from recording_check import check_recording
 from repo_tools import write_atomic
 from task_catalog import SAMPLE_TASK, fresh_copy, load_task
-from verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
+from verdict import judge, snapshot, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
 FORMAT = "coding-loop-recording/1"
 
@@ -81,9 +80,7 @@ def _bounded(value, depth=0):
 
 def sample_hashes(root=None):
     """sha256 of every file of the sample (or of a task's repository or a copy at `root`)."""
-    root = Path(root or load_task(SAMPLE_TASK).repo)
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    return snapshot(root or load_task(SAMPLE_TASK).repo, skip_caches=True)
 
 
 def fresh_sample(folder):

@@ -14,8 +14,8 @@ def _is(kind):
 
 
 TEXT, NUMBER, MAPPING, LISTING = _is(str), _is(int), _is(dict), _is(list)
-TOP_LEVEL = {"format": TEXT, "source": TEXT, "task": TEXT, "settings": MAPPING, "sample": MAPPING,
-             "tools": LISTING, "final_tests": MAPPING, "turns": LISTING, "events": LISTING}
+TOP_LEVEL = {"format": TEXT, "source": TEXT, "model": MAPPING, "task": TEXT, "settings": MAPPING,
+             "sample": MAPPING, "tools": LISTING, "final_tests": MAPPING, "turns": LISTING, "events": LISTING}
 
 
 def check_recording(recording, expected_format):
@@ -31,7 +31,9 @@ def check_recording(recording, expected_format):
             return f"missing {key!r}"
         if not fits(recording[key]):
             return f"{key!r} has the wrong type ({type(recording[key]).__name__})"
-    return (_settings(recording["settings"]) or _sample(recording["sample"])
+    return (_settings(recording["settings"]) or _sample(recording["sample"]) or _tools(recording["tools"])
+            or (None if TEXT(recording["model"].get("name")) else "model.name must be text")
+            or (None if TEXT(recording.get("verdict", "")) else "'verdict' must be text")
             or _turns(recording["turns"]) or _events(recording["events"])
             or _tests(recording["final_tests"], "final_tests")
             or (_tests(recording["start_tests"], "start_tests") if recording.get("start_tests") else None)
@@ -51,6 +53,14 @@ def _settings(settings):
 def _sample(sample):
     if not all(TEXT(path) and TEXT(digest) for path, digest in sample.items()):
         return "'sample' must map file paths to sha256 texts"
+    return None
+
+
+def _tools(tools):
+    for number, schema in enumerate(tools, 1):
+        function = schema.get("function") if MAPPING(schema) else None
+        if not MAPPING(function) or not TEXT(function.get("name")):
+            return f"tool {number}: needs function.name"
     return None
 
 
@@ -74,6 +84,8 @@ def _events(events):
     for number, event in enumerate(events, 1):
         if not MAPPING(event) or not TEXT(event.get("type")):
             return f"event {number}: needs a 'type'"
+        if not all(NUMBER(event[key]) for key in ("turn", "index") if key in event):
+            return f"event {number}: turn and index must be ints"
         if event["type"] == "tool_result" and not MAPPING(event.get("result")):
             return f"event {number}: a tool_result needs a 'result' object"
     last = events[-1]

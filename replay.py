@@ -20,10 +20,10 @@ from pathlib import Path
 
 import sandbox
 from agent_loop import agent_events
-from printer import OneLineParser, Printer, clean, run_cli, summarise
+from printer import OneLineParser, Printer, clean, fail, run_cli, summarise
 from recording import load, plain_copy, run_recorded, sample_hashes
-from replay_check import RequestDrift, check_request, event_differences, outcome_differences
-from repo_tools import RepoTools
+from replay_check import RequestDrift, check_request, check_tools, event_differences, outcome_differences
+from repo_tools import RepoTools, schemas_for
 from task_catalog import SAMPLE_TASK, fresh_copy, load_task
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -39,6 +39,7 @@ class ReplayModel:
     def __init__(self, recording, check_requests=True):
         recording = recording if isinstance(recording, dict) else load(recording)
         self.turns, self.check_requests, self.served = recording["turns"], check_requests, 0
+        self.tools = recording["tools"]  # the schemas the model was shown: part of every request
 
     @property
     def unplayed(self):
@@ -51,6 +52,7 @@ class ReplayModel:
         turn = self.turns[self.served - 1]
         if self.check_requests:
             check_request(self.served, turn["request"]["messages"], messages)
+            check_tools(self.served, self.tools, tool_schemas)
         return self._stream(turn)
 
     def _stream(self, turn):
@@ -61,10 +63,11 @@ class ReplayModel:
 
 
 class ServedTools:
-    """Tools that answer each call with its recorded result, in order; nothing runs."""
+    """Tools that answer each call with its recorded result, in order; nothing runs. The schemas
+    are today's for the recording's task, so a changed schema shows up as drift."""
 
     def __init__(self, recording):
-        self.schemas = recording["tools"]
+        self.schemas = schemas_for(load_task(recording.get("task_name", SAMPLE_TASK)))
         starts = {(e.get("turn"), e.get("index"), bool(e.get("by_harness"))): e
                   for e in recording["events"] if e["type"] == "tool_start"}
         self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
@@ -114,9 +117,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     paths = args.paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
     if not paths:
-        return _fail(f"no recordings in {RECORDINGS}")
+        return fail(f"no recordings in {RECORDINGS}")
     if not args.served and importlib.util.find_spec("pytest") is None:
-        return _fail(f"pytest is not installed for {sys.executable}; run "
+        return fail(f"pytest is not installed for {sys.executable}; run "
                      "`pip install -r requirements-lock.txt` in this environment first")
     if not args.served and sandbox.detect()[1]:
         print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)  # once, not per recording
@@ -137,22 +140,17 @@ def _replay_one(path, served):
         print(f"error: {clean(str(error))}", file=sys.stderr)
         return False
     recording = result["recording"]
-    label = recording.get("about") or (recording.get("model") or {}).get("name", "?")
+    label = recording.get("about") or recording["model"]["name"]
     print(f"=== {path} ({recording['source']}: {clean(str(label))})")
     show = Printer()
     for event in result["events"]:
         show(event)
-    print(f"verdict: {result['verdict']} (independent pytest: {summarise(result['final_tests'])})")
+    print(f"verdict: {clean(str(result['verdict']))} (independent pytest: {summarise(result['final_tests'])})")
     if result["differences"]:
         print("DIFFERS from the recording:\n" + "\n".join(f"  - {clean(d)}" for d in result["differences"]) + "\n")
         return False
     print("matches the recording\n")
     return True
-
-
-def _fail(message):
-    print(f"error: {message}", file=sys.stderr)
-    return 1
 
 
 if __name__ == "__main__":

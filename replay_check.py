@@ -1,8 +1,9 @@
 """Comparing a replay with its recording, and saying exactly where they part.
 
-Three comparisons: each request the loop sends against the recorded one (`check_request`,
-raised as `RequestDrift` inside the replay), a real replay's outcome (stop reason, each
-tool's exit code, the final exit code) and a served replay's events, one by one. Every
+Three comparisons: each request the loop sends against the recorded one, messages and tool
+schemas (`check_request`, `check_tools`, raised as `RequestDrift` inside the replay), a real
+replay's outcome (stop reason, each tool result, the final exit code) and a served replay's
+events, one by one. Every
 message names the turn (from 1), the place, the field and both values, shortened.
 
 What this file deliberately is not: a diff tool. It reports the first difference of each
@@ -32,6 +33,17 @@ def check_request(turn, recorded, received):
             here, recorded = both(was, now)
             raise RequestDrift(f"turn {turn}, message {index} ({got.get('role', '?')}): field {field!r} "
                                f"is {here} here, {recorded} in the recording")
+
+
+def check_tools(turn, recorded, received):
+    """Raise RequestDrift when the tool schemas sent differ from the recorded ones: the model
+    reads their descriptions as much as any message."""
+    found = first_difference(recorded, received)
+    if found:
+        field, was, now = found
+        here, there = both(was, now)
+        raise RequestDrift(f"turn {turn}: the tool schemas differ from the recording's: field {field!r} "
+                           f"is {here} here, {there} in the recording")
 
 
 def _tool_message(message):
@@ -97,8 +109,11 @@ def outcome_differences(recording, events, final_tests):
                            f"here, after turn {now.get('turn')}{error}")
     recorded, replayed = _tool_outcomes(recording["events"]), _tool_outcomes(events)
     for (where, want), (_, got) in zip(recorded, replayed):
-        if want != got:
-            differences.append(f"{where}: {want} in the recording, {got} here")
+        found = first_difference(want, got)
+        if found:  # any field of the result, less this machine's: the last turn's too
+            field, was, now = found
+            here, there = both(was, now)
+            differences.append(f"{where}: {field} is {here} here, {there} in the recording")
     if len(recorded) != len(replayed):
         differences.append(f"tool results: {len(recorded)} in the recording, {len(replayed)} here")
     want, got = recording["final_tests"].get("exit_code"), final_tests.get("exit_code")
@@ -108,15 +123,9 @@ def outcome_differences(recording, events, final_tests):
 
 
 def _tool_outcomes(events):
-    """(where, outcome) per tool result: its exit code, or whether it was an error."""
-    found = []
-    for event in events:
-        if event["type"] == "tool_result":
-            result = event["result"]
-            code = result.get("exit_code", "an error" if "error" in result else "ok")
-            where = f"turn {event.get('turn')}, call {event.get('index')} ({event.get('name')})"
-            found.append((where, code if isinstance(code, str) else f"exit_code {code}"))
-    return found
+    """(where, result less machine fields) per tool result."""
+    return [(f"turn {e.get('turn')}, call {e.get('index')} ({e.get('name')})", without_machine_fields(e["result"]))
+            for e in events if e["type"] == "tool_result"]
 
 
 def event_differences(recorded, replayed):

@@ -197,7 +197,7 @@ def _cut(text, rng):
 def test_a_turn_resplit_at_random_points_gives_the_identical_next_request(path):
     recording, rng = load(path), random.Random(path.stem)
     settings = recording["settings"]
-    for _ in range(40):
+    for _ in range(25):
         changed = {**recording, "turns": [{**turn, "chunks": resplit(turn["chunks"], rng)} for turn in recording["turns"]]}
         model = ReplayModel(changed)  # checks every request against the recorded one
         events = list(agent_events(model, ServedTools(changed), recording["task"], max_turns=settings["max_turns"],

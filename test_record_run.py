@@ -202,3 +202,36 @@ def test_api_openai_needs_a_base_url_and_a_model(capsys):
     with pytest.raises(SystemExit):
         record_run.main(["--api", "openai"])
     assert "--base-url URL and --model NAME" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_does_not_lose_the_run(fake_ollama, tmp_path):
+    fake_ollama.play([text("Reading."), done(tool_calls=[call("read_file", path="path_rules.py")])],
+                     [text("Done."), done()])
+    output = tmp_path / "run.json"
+    process = subprocess.Popen([sys.executable, str(HERE / "record_run.py"), "--host", fake_ollama.url,
+                                "--output", str(output)], cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()  # as `| head -1` does
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0 and b"Traceback" not in err
+    assert load(output)["stop"]["reason"] == "assistant_finished"
+
+
+def test_a_silent_stream_late_in_the_run_is_cut_at_the_deadline_not_a_whole_budget_later(fake_ollama, tmp_path):
+    fake_ollama.play([Stall(0.8), done(tool_calls=[call("read_file", path="path_rules.py")])],
+                     [Stall(10), text("late"), done()])
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--deadline", "1.2"]) == 0
+    rec = load(output)
+    assert rec["stop"] == {"type": "stopped", "turn": 2, "reason": "deadline"}
+    # The second request may read only what is left of the 1.2 s (plus a moment, about 1.45 s in
+    # all), not another 1.2 s (about 2 s in all).
+    assert sum(rec["timings"]["model_s"]) < 1.8, rec["timings"]
+
+
+def test_the_read_timeout_of_a_request_is_what_is_left_of_the_deadline():
+    import time
+    from local_model import PAST_DEADLINE, TIMEOUT, read_timeout
+    assert read_timeout(TIMEOUT, None) == TIMEOUT.read
+    assert read_timeout(TIMEOUT, time.monotonic() - 5) == PAST_DEADLINE  # already over: only the moment
+    assert 9 < read_timeout(TIMEOUT, time.monotonic() + 10) <= 10 + PAST_DEADLINE

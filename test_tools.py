@@ -304,3 +304,23 @@ def test_read_file_refuses_a_self_referencing_symlink_with_a_clear_error(tools, 
         tools.read_file("path_rules.py")
     with pytest.raises(ValueError, match="cannot be opened"):
         tools.replace_text(FIX_OLD, FIX_NEW)
+
+
+def test_a_child_that_escapes_the_group_and_holds_the_output_pipe_does_not_hold_the_run(workspace):
+    """Without the sandbox, tested code can start a child in a session of its own and hand it
+    pytest's real output pipe; the run must still end on time (the child is the user's risk)."""
+    marker = f"coding-loop-marker-{uuid.uuid4().hex}"
+    write_probe(workspace, f"""
+import stat
+pipes = [fd for fd in range(3, 64) if os.path.exists(f"/proc/self/fd/{{fd}}") and stat.S_ISFIFO(os.fstat(fd).st_mode)]
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "{marker}"], start_new_session=True,
+                 stdout=pipes[0])
+""")
+    started = time.monotonic()
+    try:
+        result = RepoTools(workspace, sandbox_mode="none", test_timeout=10).run_tests()
+        assert result["exit_code"] == 0 and result["passed"] == 1, result["output"]
+        assert time.monotonic() - started < 8  # a wide bound: far less than the child's 30 s
+    finally:
+        for pid in running_with(marker):
+            os.kill(pid, 9)

@@ -91,7 +91,7 @@ def test_deeply_nested_arguments_are_refused_recorded_and_saved(tools, tmp_path)
     assert body["stop"]["reason"] == "assistant_finished"  # the recorder changed nothing
     assert "must be a string" in of_type(body["events"], "tool_result")[0]["result"]["error"]
     path = tmp_path / "deep.json"
-    save(path, {"format": "coding-loop-recording/1", "source": "scripted", **body})
+    save(path, {"format": "coding-loop-recording/1", "source": "scripted", "model": {"name": "scripted"}, **body})
     assert load(path)["events"] == json.loads(json.dumps(body["events"]))
 
 
@@ -101,7 +101,7 @@ def test_a_lone_surrogate_is_printed_saved_and_reloaded_identically(tools, tmp_p
     body = run_recorded(chat, tools, start_tests={"exit_code": 1, "passed": 3, "failed": 1, "errors": 0},
                         on_event=Printer(out=io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), show_thinking=True))
     path = tmp_path / "surrogate.json"
-    save(path, {"format": "coding-loop-recording/1", "source": "scripted", **body})
+    save(path, {"format": "coding-loop-recording/1", "source": "scripted", "model": {"name": "scripted"}, **body})
     reloaded = load(path)
     assert of_type(reloaded["events"], "text_delta")[0]["text"] == lone
     assert reloaded["turns"][0]["chunks"][1]["message"]["content"] == lone
