@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from grades import claim, grade, pass_at_k, summarise
+from grades import claim, grade, markdown_table, pass_at_k, summarise
 from recording import load
 from scripted import done, text
 from task_catalog import load_task
@@ -49,6 +49,8 @@ def test_summary_counts_infra_failures_apart_and_well_formed_turns_from_nudges()
                                               "pass@k": 1.0}
     assert summary["infra_failures"] == 1 and summary["seconds_per_attempt"] == 2.0
     assert summary["stop_reasons"] == {"assistant_finished": 2, "format_errors": 1}
+    assert "| path_rules | 3 | 1 | 0.33 | 1.00 |" in markdown_table(summary)
+    assert markdown_table({**summary, "k": 1}).splitlines()[0] == "| task | attempts | repaired | pass@1 |"
     # 5 + 3 + 3 turns; malformed: 3 in format_errors (two nudged, the third stopped), 1 in text_call_nudged
     assert summary["well_formed_turns"] == pytest.approx(1 - 4 / 11, abs=1e-4)
 
