@@ -124,7 +124,7 @@ def _stream_turn(request, turn, budget):
             return {"stop": "deadline"}  # e.g. a read timeout set to fit the budget
         return {"stop": "model_error", "error": f"{type(error).__name__}: {error}"}
     finally:
-        _close(stream)
+        close_quietly(stream)
     if not done or done_reason == "length":
         # A cut-off turn may hold half a plan or half a call: run none of it.
         return {"stop": "incomplete_model_turn"}
@@ -132,7 +132,8 @@ def _stream_turn(request, turn, budget):
     return {"content": "".join(content), "thinking": "".join(thinking), "tool_calls": calls}
 
 
-def _close(stream):
+def close_quietly(stream):
+    """Close a stream we stop reading; one that fails to close must not end the run."""
     try:
         getattr(stream, "close", lambda: None)()
     except Exception:  # noqa: BLE001 - a stream that fails to close must not end the run

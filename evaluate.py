@@ -70,15 +70,16 @@ def main(argv=None):
         return fail(error)
     info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
     finished, todo = plan(args)
+    commit, dirty = git_state()  # once: every attempt of this invocation runs this same code
     print(f"evaluating {clean(info['name'])}: {len(args.task_list)} tasks x {args.attempts} attempts; "
           f"{len(finished)} already finished in {args.out}, {len(todo)} to run, {args.jobs} at once")
     try:
-        attempts = finished + run_all(args, info, todo, len(finished))
+        attempts = finished + run_all(args, info, commit, todo, len(finished))
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished attempts are kept in {args.out}; run the same command to resume",
               file=sys.stderr)
         return 130
-    summary = summarise(sorted(attempts, key=order), args.attempts, info, *git_state())
+    summary = summarise(sorted(attempts, key=order), args.attempts, info, commit, dirty)
     write_atomic(args.out / "summary.json", json.dumps(summary, indent=1) + "\n")
     write_report(args.out, summary, sorted(attempts, key=order))
     print(f"\n{markdown_table(summary)}\n\nwrote {args.out / 'summary.json'} and {args.out / 'report.html'}")
@@ -117,7 +118,7 @@ def plan(args):
     return finished, todo
 
 
-def run_all(args, info, todo, already):
+def run_all(args, info, commit, todo, already):
     """Run the attempts in worker processes; print one line as each finishes."""
     attempts, total = [], already + len(todo)
     # "spawn": each worker starts clean, not as a copy of this process and its threads. The
@@ -125,7 +126,7 @@ def run_all(args, info, todo, already):
     pool = ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
                                initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     try:
-        futures = {pool.submit(run_attempt, args, info, name, k): (name, k) for name, k in todo}
+        futures = {pool.submit(run_attempt, args, info, commit, name, k): (name, k) for name, k in todo}
         for future in as_completed(futures):
             attempts.append(_result(future, futures[future], args))
             print(progress_line(attempts[-1], already + len(attempts), total, attempts), flush=True)
@@ -147,7 +148,7 @@ def _result(future, task_and_k, args):
                 "infra_failure": f"the harness failed: {type(error).__name__}: {error}"}
 
 
-def run_attempt(args, info, name, k):
+def run_attempt(args, info, commit, name, k):
     """One attempt on a fresh copy (in a worker): record it, grade it, save it, return it."""
     task, started = load_task(name), time.perf_counter()
     if args.scripted:
@@ -165,7 +166,7 @@ def run_attempt(args, info, name, k):
                             text_calls=args.text_calls, verify_finish=args.verify_finish)
     body["settings"].update(getattr(chat, "recorded_settings", {}))
     attempt = {"format": FORMAT, **head, "model": info, "server": server, **body,
-               "attempt_id": f"{name}-{k}", "commit": git_state()[0], "seconds": round(time.perf_counter() - started, 2)}
+               "attempt_id": f"{name}-{k}", "commit": commit, "seconds": round(time.perf_counter() - started, 2)}
     if body["stop"]["reason"] == "model_error":
         attempt["infra_failure"] = body["stop"].get("error", "model_error")
     else:

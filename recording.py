@@ -14,7 +14,7 @@ import re
 import time
 from pathlib import Path
 
-from agent_loop import SYSTEM, agent_events
+from agent_loop import SYSTEM, agent_events, close_quietly
 from recording_check import check_recording
 from repo_tools import write_atomic
 from task_catalog import SAMPLE_TASK, fresh_copy, load_task
@@ -50,10 +50,7 @@ class Recorder:
             turn["error"] = f"{type(error).__name__}: {error}"  # replayed as the same failure
             raise
         finally:
-            try:
-                getattr(stream, "close", lambda: None)()
-            except Exception:  # noqa: BLE001 - a failing close is not the recorder's to report
-                pass
+            close_quietly(stream)  # a failing close is not the recorder's to report
             self.model_s.append(round(time.perf_counter() - started, 4))
 
 

@@ -29,10 +29,7 @@ def check_request(turn, recorded, received):
             want, got = _tool_message(want), _tool_message(got)
         found = first_difference(want, got)
         if found:
-            field, was, now = found
-            here, recorded = both(was, now)
-            raise RequestDrift(f"turn {turn}, message {index} ({got.get('role', '?')}): field {field!r} "
-                               f"is {here} here, {recorded} in the recording")
+            raise RequestDrift(f"turn {turn}, message {index} ({got.get('role', '?')}): {described(found)}")
 
 
 def check_tools(turn, recorded, received):
@@ -40,10 +37,7 @@ def check_tools(turn, recorded, received):
     reads their descriptions as much as any message."""
     found = first_difference(recorded, received)
     if found:
-        field, was, now = found
-        here, there = both(was, now)
-        raise RequestDrift(f"turn {turn}: the tool schemas differ from the recording's: field {field!r} "
-                           f"is {here} here, {there} in the recording")
+        raise RequestDrift(f"turn {turn}: the tool schemas differ from the recording's: {described(found)}")
 
 
 def _tool_message(message):
@@ -92,6 +86,13 @@ def shorten(value, around=0):
     return repr(text) if isinstance(value, str) else text
 
 
+def described(found):
+    """A difference from first_difference in words: the field, then both values."""
+    field, was, now = found
+    here, there = both(was, now)
+    return f"field {field!r} is {here} here, {there} in the recording"
+
+
 def both(was, now):
     """Both values, shortened around the first character where they differ."""
     texts = [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=repr) for v in (was, now)]
@@ -135,10 +136,7 @@ def event_differences(recorded, replayed):
         found = first_difference(want, got) if want.get("type") == got.get("type") else (
             "type", want.get("type"), f"{got.get('type')} {got.get('reason', '')}".strip())
         if found:
-            field, was, now = found
-            here, recorded = both(was, now)
-            return [f"event {number} (turn {got.get('turn')}, {got.get('type')}): field {field!r} is "
-                    f"{here} here, {recorded} in the recording"]
+            return [f"event {number} (turn {got.get('turn')}, {got.get('type')}): {described(found)}"]
     if len(recorded) != len(replayed):
         return [f"events: {len(recorded)} in the recording, {len(replayed)} here "
                 f"(last here: {replayed[-1].get('type')} {replayed[-1].get('reason', '')})"]

@@ -13,7 +13,6 @@ import pytest
 import evaluate
 from grades import claim, grade, markdown_table, pass_at_k, summarise
 from recording import load
-from scripted import done, text
 from task_catalog import load_task
 from test_local_model import closed_port
 

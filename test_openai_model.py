@@ -12,7 +12,7 @@ import pytest
 
 from agent_loop import agent_events
 from conftest import FIX_NEW, FIX_OLD
-from fake_openai import (Drop, FakeOpenAI, HttpError, Raw, Stall, delta, lm_studio_call, llama_cpp_call,
+from fake_openai import (Drop, HttpError, Raw, Stall, delta, lm_studio_call, llama_cpp_call,
                          ollama_v1_call, parallel_calls, reasoning, reused_index_calls, text, usage, vllm_call,
                          vllm_no_argument_call, without_finish)
 from local_model import ModelUnavailable
