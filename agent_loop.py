@@ -12,9 +12,9 @@ pytest run decides that, see verdict.py), or a retry policy (every stop has a na
 """
 import time
 
-import turn_policy as policy
-from dispatch import assistant_message, invoke, run_calls
-from text_calls import find_text_calls
+import loop.turn_policy as policy
+from loop.dispatch import assistant_message, invoke, run_calls
+from loop.text_calls import find_text_calls
 
 now = time.monotonic  # the deadline's clock; a module name so tests can swap in a fake one
 

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import evaluate
 from agent_loop import agent_events
-from recording import load
+from loop.text_calls import find_text_calls
 from replay import ReplayModel, replay
 from repo_tools import SCHEMAS, RepoTools
-from scripted import done, text
-from task_catalog import fresh_copy, load_task
-from text_calls import find_text_calls
+from runs.recording import load
+from testing.scripted import done, text
+from workspace.task_catalog import fresh_copy, load_task
 
 HERE = Path(__file__).parent
 RECORDINGS = sorted((HERE / "recordings").glob("*.json"))

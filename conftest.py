@@ -1,14 +1,8 @@
 """Shared fixtures: every test works on its own fresh copy of the sample."""
 import pytest
 
-from recording import fresh_sample
-from repo_tools import SAMPLE, RepoTools
-from task_catalog import solution_edits
-
-# The one-line repair of the sample (normalise Windows separators before splitting), from
-# tasks/path_rules/solution.json: one definition for every test and script.
-(_FIX,) = solution_edits(SAMPLE)
-FIX_OLD, FIX_NEW = _FIX["old"], _FIX["new"]
+from repo_tools import RepoTools
+from runs.recording import fresh_sample
 
 
 @pytest.fixture
@@ -20,15 +14,6 @@ def workspace(tmp_path):
 @pytest.fixture
 def tools(workspace):
     return RepoTools(workspace)
-
-
-def write_probe(workspace, body):
-    """Replace the sample's tests with one test whose body is `body`: code we run through
-    run_tests to see what the sandbox lets through (it is ours, not the model's)."""
-    (workspace / "tests/test_path_rules.py").unlink()
-    lines = "\n".join("    " + line for line in body.strip().splitlines())
-    (workspace / "tests/test_probe.py").write_text(
-        f"import os, socket, sys, time, subprocess\n\n\ndef test_probe():\n{lines}\n")
 
 
 class FakeClock:
@@ -54,7 +39,7 @@ def clock(monkeypatch):
 
 @pytest.fixture(scope="session")
 def _running_fake_ollama():
-    from fake_ollama import FakeOllama
+    from testing.fake_ollama import FakeOllama
     with FakeOllama() as server:
         yield server
 
@@ -67,7 +52,7 @@ def fake_ollama(_running_fake_ollama):
 
 @pytest.fixture(scope="session")
 def _running_fake_openai():
-    from fake_openai import FakeOpenAI
+    from testing.fake_openai import FakeOpenAI
     with FakeOpenAI() as server:
         yield server
 

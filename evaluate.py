@@ -23,16 +23,23 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from grades import claim, grade, markdown_table, summarise
+from evaluation.grades import claim, grade, markdown_table, summarise
+from evaluation.report import write_report
+from evaluation.scripted_attempts import attempt_script
 from local_model import ModelUnavailable
-from model_choice import add_loop_flags, add_model_flags, check_model_flags, make_model, positive, start_deadline
-from printer import OneLineParser, clean, fail, run_cli
-from recording import FORMAT, load, run_recorded, save
-from report import write_report
 from repo_tools import RepoTools, write_atomic
-from scripted import ScriptedChat
-from scripted_attempts import attempt_script
-from task_catalog import fresh_copy, load_task, task_names
+from runs.flags import (
+    add_loop_flags,
+    add_model_flags,
+    check_model_flags,
+    make_model,
+    positive,
+    start_deadline,
+)
+from runs.printer import OneLineParser, clean, fail, run_cli
+from runs.recording import FORMAT, load, run_recorded, save
+from testing.scripted import ScriptedChat
+from workspace.task_catalog import fresh_copy, load_task, task_names
 
 HERE = Path(__file__).parent
 

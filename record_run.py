@@ -18,11 +18,11 @@ import tempfile
 from pathlib import Path
 
 from local_model import ModelUnavailable
-from model_choice import make_model, parse_args, start_deadline
-from printer import Printer, clean, fail, run_cli, summarise
-from recording import FORMAT, run_recorded, save
 from repo_tools import RepoTools
-from task_catalog import fresh_copy, load_task
+from runs.flags import make_model, parse_args, start_deadline
+from runs.printer import Printer, clean, fail, run_cli, summarise
+from runs.recording import FORMAT, run_recorded, save
+from workspace.task_catalog import fresh_copy, load_task
 
 
 def main(argv=None):

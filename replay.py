@@ -18,13 +18,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-import sandbox
 from agent_loop import agent_events
-from printer import OneLineParser, Printer, clean, fail, run_cli, summarise
-from recording import load, plain_copy, run_recorded, sample_hashes
-from replay_check import RequestDrift, check_request, check_tools, event_differences, outcome_differences
 from repo_tools import RepoTools, schemas_for
-from task_catalog import SAMPLE_TASK, fresh_copy, load_task
+from runs.printer import OneLineParser, Printer, clean, fail, run_cli, summarise
+from runs.recording import load, plain_copy, run_recorded, sample_hashes
+from runs.replay_check import (
+    RequestDrift,
+    check_request,
+    check_tools,
+    event_differences,
+    outcome_differences,
+)
+from workspace import sandbox
+from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
 
 RECORDINGS = Path(__file__).parent / "recordings"
 

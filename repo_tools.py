@@ -14,10 +14,10 @@ import stat
 import tempfile
 from pathlib import Path
 
-import sandbox
-from pytest_run import run_pytest
-from task_catalog import load_task
-from tool_checks import argument_problem
+from loop.tool_checks import argument_problem
+from workspace import sandbox
+from workspace.pytest_run import run_pytest
+from workspace.task_catalog import load_task
 
 MAX_FILE_BYTES = 100_000  # the tasks' files are tiny; a huge one would flood the context
 

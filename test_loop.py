@@ -4,31 +4,9 @@ import json
 import pytest
 
 from agent_loop import SYSTEM, agent_events
-from conftest import FIX_NEW, FIX_OLD
 from repo_tools import RepoTools
-from scripted import ScriptedChat, call, calls, done, text, thinking
-
-TASK = "Make the failing test in tests/test_path_rules.py pass."
-# The quickest real tool call, for tests that are about the loop rather than about pytest.
-READ = call("read_file", path="path_rules.py")
-
-
-def run(chat, tools, **options):
-    """Run the loop to the end and check what every run must satisfy."""
-    events = list(agent_events(chat, tools, TASK, **options))
-    stops = [event for event in events if event["type"] == "stopped"]
-    assert len(stops) == 1 and events[-1] is stops[0], "exactly one stopped event, last"
-    json.dumps(events)  # plain, JSON-serialisable dicts
-    return events
-
-
-def of_type(events, kind):
-    return [event for event in events if event["type"] == kind]
-
-
-def results(events):
-    return [event["result"] for event in of_type(events, "tool_result")]
-
+from testing.scripted import ScriptedChat, call, calls, done, text, thinking
+from tests.helpers import FIX_NEW, FIX_OLD, READ, TASK, of_type, results, run
 
 # --- assembling a streamed turn -------------------------------------------------------
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 import agent_loop
-import task_catalog
-import turn_policy
-from recording import FORMAT, load, sample_hashes
+from loop import turn_policy
 from replay import ReplayModel, main, replay
-from replay_check import RequestDrift, without_machine_fields
+from runs.recording import FORMAT, load, sample_hashes
+from runs.replay_check import RequestDrift, without_machine_fields
+from workspace import task_catalog
 
 HERE = Path(__file__).parent
 RECORDINGS = sorted((HERE / "recordings").glob("*.json"))

@@ -1,0 +1,82 @@
+"""Running a turn's tool calls: refuse what must not run, run the rest, answer every one.
+
+`run_calls` is step 5 of a turn in agent_loop.py. A call with no name, an unknown tool,
+arguments that do not fit the schema, or one past MAX_CALLS_PER_TURN is refused before it
+reaches the tools; anything a tool raises becomes an error result. Either way the model gets
+one tool message per call, in call order, so it can read what went wrong.
+
+What this file deliberately is not: the tools themselves (repo_tools.py) or a sandbox.
+"""
+import json
+
+import loop.turn_policy as policy
+from loop.tool_checks import argument_problem
+
+
+def run_calls(tools, calls, written_as_text, turn, budget, watch, messages):
+    """Run each call (at most MAX_CALLS_PER_TURN); return what ran, or a deadline stop."""
+    schemas = {schema["function"]["name"]: schema for schema in tools.schemas}
+    ran = {"executed": 0, "results": [], "repeated": None}
+    for index, call in enumerate(calls):
+        if budget.spent():
+            return {"stop": "deadline"}
+        name, arguments = name_and_arguments(call)
+        start = {"type": "tool_start", "turn": turn, "index": index, "name": name, "arguments": arguments,
+                 **({"written_as_text": True} if written_as_text else {})}
+        yield start
+        refusal = _refusal(schemas, name, arguments, index)
+        result = {"error": refusal} if refusal else invoke(tools, name, arguments, budget)
+        if not refusal:
+            ran["executed"] += 1
+            ran["repeated"] = watch.executed_call(name, arguments, result) or ran["repeated"]
+        ran["results"].append(result)
+        yield {**start, "type": "tool_result", "result": result}
+        messages.append({"role": "tool", "tool_name": name or "", "content": json.dumps(result)})
+    return ran
+
+
+def _refusal(schemas, name, arguments, index):
+    """Why a call must not run at all, or None. Refused calls never reach the tools."""
+    if index >= policy.MAX_CALLS_PER_TURN:
+        return f"too many calls in one turn: only the first {policy.MAX_CALLS_PER_TURN} run; this one did not"
+    if name is None:
+        return "tool call has no function name"
+    if name not in schemas:
+        return f"unknown tool {name!r}; available tools: {', '.join(sorted(schemas))}"
+    return argument_problem(schemas[name], arguments)
+
+
+def invoke(tools, name, arguments, budget):
+    """Run one tool; any exception it raises becomes an error the model can read."""
+    time_left = budget.left()
+    try:
+        if time_left is None:
+            return tools.invoke(name, arguments)
+        return tools.invoke(name, arguments, time_left=time_left)  # a tool gets no more than that
+    except Exception as error:  # noqa: BLE001 - tools run code the model wrote
+        return {"error": str(error) or type(error).__name__}
+
+
+def name_and_arguments(call):
+    """Read a call's name and arguments without trusting its shape."""
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        return None, None
+    name = function.get("name")
+    return (name if isinstance(name, str) and name else None), function.get("arguments")
+
+
+def assistant_message(outcome, calls):
+    """The assistant message the next request carries: content, thinking, calls."""
+    message = {"role": "assistant", "content": outcome["content"]}
+    if outcome["thinking"]:
+        message["thinking"] = outcome["thinking"]
+    if calls:
+        # Normalised so the SDK accepts them (it rejects non-object arguments); the
+        # tool result already tells the model what was wrong with the original.
+        message["tool_calls"] = []
+        for call in calls:
+            name, arguments = name_and_arguments(call)
+            arguments = arguments if isinstance(arguments, dict) else {}
+            message["tool_calls"].append({"function": {"name": name or "", "arguments": arguments}})
+    return message

@@ -1,0 +1,107 @@
+"""The flags that choose a model and the run's policies, shared by record_run.py and evaluate.py.
+
+`--api ollama` (default) builds a `LocalModel`; `--api openai --base-url URL` an `OpenAIModel`
+for llama.cpp, vLLM, LM Studio or Ollama's /v1. The model options are flags and are recorded
+exactly as they were sent.
+
+What this file deliberately is not: a config system. Every setting is a flag with a default.
+"""
+import argparse
+import datetime
+import time
+from pathlib import Path
+
+from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel
+from runs.printer import OneLineParser
+
+
+def positive(kind, allow_zero=False):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not (value >= 0 if allow_zero else value > 0) or value != value:
+            raise argparse.ArgumentTypeError(f"expected a {'non-negative' if allow_zero else 'positive'} "
+                                             f"{kind.__name__}, got {text!r}")
+        return value
+    return parse
+
+
+def add_model_flags(parser):
+    parser.add_argument("--api", choices=("ollama", "openai"), default="ollama",
+                        help="ollama (native API, default) or openai (any OpenAI-compatible server)")
+    parser.add_argument("--model", help=f"model name (default with --api ollama: {DEFAULT_MODEL})")
+    parser.add_argument("--host", help="Ollama URL (default: $OLLAMA_HOST, then http://127.0.0.1:11434)")
+    parser.add_argument("--base-url", help="OpenAI-compatible URL, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--model-digest", help="the model file's sha256, when the server does not report one")
+    parser.add_argument("--temperature", type=positive(float, allow_zero=True))
+    parser.add_argument("--seed", type=positive(int, allow_zero=True))
+    parser.add_argument("--num-ctx", type=positive(int), help="context tokens (Ollama only; set on the server otherwise)")
+    parser.add_argument("--num-predict", type=positive(int), help="most tokens per answer")
+    parser.add_argument("--no-think", dest="think", action="store_false", help="turn model thinking off (Ollama)")
+
+
+def add_loop_flags(parser):
+    parser.add_argument("--max-turns", type=positive(int), default=8, help="model requests at most")
+    parser.add_argument("--deadline", type=positive(float), help="total seconds for one run")
+    parser.add_argument("--text-calls", choices=("nudge", "run"), default="nudge",
+                        help="tool calls written as text: tell the model (nudge, default) or run them")
+    parser.add_argument("--verify-finish", type=positive(int, allow_zero=True), default=0, metavar="N",
+                        help="run the tests when the model finishes; hand failures back at most N times")
+
+
+def parse_args(argv=None, description="Record one live run of the coding loop."):
+    parser = OneLineParser(description=description)
+    add_model_flags(parser)
+    add_loop_flags(parser)
+    parser.add_argument("--output", default=None, help="where to write it (default: a new recordings/live-TIME.json)")
+    parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
+    parser.add_argument("--require-sandbox", action="store_true", help="refuse to run tests unsandboxed")
+    parser.add_argument("--scripted", metavar="ABOUT",
+                        help="label the recording scripted (a fake server), with ABOUT naming the behaviour")
+    args = parser.parse_args(argv)
+    check_model_flags(parser, args)
+    args.output = args.output or new_output_name()
+    return args
+
+
+def new_output_name(folder="recordings"):
+    """A file name no earlier run has taken: a live recording is never overwritten."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    name, number = f"{folder}/live-{stamp}.json", 1
+    while Path(name).exists():
+        number += 1
+        name = f"{folder}/live-{stamp}-{number}.json"
+    return name
+
+
+def check_model_flags(parser, args):
+    if args.api == "openai" and not (args.base_url and args.model):
+        parser.error("--api openai needs --base-url URL and --model NAME")
+    if args.api == "ollama" and args.base_url:
+        parser.error("--base-url is for --api openai; for Ollama pass --host")
+
+
+def make_model(args):
+    """The chat callable the flags ask for, with `url` and `recorded_settings` set."""
+    options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")
+               if getattr(args, key) is not None}
+    if args.api == "openai":
+        from openai_model import (
+            OpenAIModel,  # imported only when asked for: it is the slowest import here
+        )
+        model = OpenAIModel(args.model, args.base_url, options=options, timeout=TIMEOUT)
+        model.url, model.recorded_settings = args.base_url, {"options": model.sent_options}
+        return model
+    model = LocalModel(args.model or DEFAULT_MODEL, args.host, think=args.think, options=options, timeout=TIMEOUT)
+    model.url = model.host
+    model.recorded_settings = {"think": args.think, "keep_alive": model.keep_alive, "options": model.options}
+    return model
+
+
+def start_deadline(model, deadline):
+    """The run starts now: with --deadline, no request of `model` may read past its end (the
+    loop checks the deadline as each chunk arrives; a silent server needs the read timeout)."""
+    if deadline is not None:
+        model.ends_at = time.monotonic() + deadline

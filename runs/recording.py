@@ -1,0 +1,144 @@
+"""The recording format ("coding-loop-recording/1"): capture a run, save it, load it.
+
+`run_recorded` drives the loop on a fresh copy of a task's repository with the real tools,
+keeps every request (copied at call time), every chunk, every event and the timings, and
+runs the tests before the loop and the independent verdict after it (verdict.py).
+record_run.py calls it with a live model, replay.py with a ReplayModel, evaluate.py with
+either. `save` never loses a run: any text, any shape, written atomically.
+
+What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
+"""
+import datetime
+import json
+import re
+import time
+from pathlib import Path
+
+from agent_loop import SYSTEM, agent_events, close_quietly
+from repo_tools import write_atomic
+from runs.recording_check import check_recording
+from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
+from workspace.verdict import judge, snapshot, verdict  # noqa: F401 - `recording.verdict` is the contract's name
+
+FORMAT = "coding-loop-recording/1"
+
+
+class Recorder:
+    """Wraps a chat callable and keeps each request, its chunks, any error and its time.
+    It never raises on its own account: recording must not change a run's outcome."""
+
+    def __init__(self, chat):
+        self.chat = chat
+        self.turns = []
+        self.model_s = []
+
+    def __call__(self, messages, tool_schemas):
+        # Copied now: the loop's list keeps growing after this request was sent.
+        turn = {"request": {"messages": plain_copy(messages)}, "chunks": []}
+        self.turns.append(turn)
+        return self._stream(turn, messages, tool_schemas)
+
+    def _stream(self, turn, messages, tool_schemas):
+        started = time.perf_counter()
+        stream = None
+        try:
+            stream = self.chat(messages, tool_schemas)
+            for chunk in stream:
+                turn["chunks"].append(plain_copy(chunk))
+                yield chunk
+        except Exception as error:
+            turn["error"] = f"{type(error).__name__}: {error}"  # replayed as the same failure
+            raise
+        finally:
+            close_quietly(stream)  # a failing close is not the recorder's to report
+            self.model_s.append(round(time.perf_counter() - started, 4))
+
+
+def plain_copy(value):
+    """A JSON-shaped copy (deepcopy fails on a few hundred levels of nesting; this does not)."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError, RecursionError):
+        return _bounded(value)
+
+
+def _bounded(value, depth=0):
+    """JSON-shaped, at most 100 levels deep; anything else becomes a string that says so."""
+    if depth >= 100:
+        return "<nested too deep to record>"
+    if isinstance(value, dict):
+        return {str(key): _bounded(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_bounded(item, depth + 1) for item in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return f"<unrecordable {type(value).__name__}>"
+
+
+def sample_hashes(root=None):
+    """sha256 of every file of the sample (or of a task's repository or a copy at `root`)."""
+    return snapshot(root or load_task(SAMPLE_TASK).repo, skip_caches=True)
+
+
+def fresh_sample(folder):
+    """Copy the sample into `folder`/repo and return the copy's path."""
+    return fresh_copy(load_task(SAMPLE_TASK), folder)
+
+
+def run_recorded(chat, tools, *, prompt=None, max_turns=8, deadline=None, text_calls="nudge",
+                 verify_finish=0, on_event=None, start_tests=None):
+    """Run the loop on `tools.root` (a fresh copy) and return the recording's body."""
+    sample = sample_hashes(tools.root)
+    prompt = tools.task.prompt() if prompt is None else prompt
+    started = time.perf_counter()
+    start_tests = start_tests or tools.run_tests()
+    start_s = round(time.perf_counter() - started, 4)
+    recorder, events, tool_s = Recorder(chat), [], []
+    settings = {"max_turns": max_turns, "deadline": deadline, "text_calls": text_calls,
+                "verify_finish": verify_finish}
+    loop = agent_events(recorder, tools, prompt, max_turns=max_turns, deadline=deadline,
+                        text_calls=text_calls, verify_finish=verify_finish)
+    for event in loop:
+        if event["type"] == "tool_start":
+            tool_started = time.perf_counter()
+        elif event["type"] == "tool_result":
+            tool_s.append(round(time.perf_counter() - tool_started, 4))
+        events.append(event)
+        if on_event:
+            on_event(event)
+    started = time.perf_counter()
+    judged = judge(tools, start_tests)
+    return {
+        "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "task_name": tools.task.name, "task": prompt, "system": SYSTEM, "tools": tools.schemas,
+        "settings": settings, "sample": sample, "sandbox": tools.sandbox,
+        "start_tests": start_tests, **judged,
+        "turns": recorder.turns, "events": events, "stop": events[-1],
+        "timings": {"model_s": recorder.model_s, "tool_s": tool_s, "start_tests_s": start_s,
+                    "verdict_s": round(time.perf_counter() - started, 4)},
+    }
+
+
+def save(path, recording):
+    """Write a recording atomically, readable by people and diff tools, whatever it holds."""
+    try:
+        text = json.dumps(recording, indent=1, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(_bounded(recording), indent=1, ensure_ascii=False)
+    # A lone surrogate (a model can stream "\ud800") cannot be UTF-8: keep it as a JSON
+    # escape, which loads back as the very same string.
+    text = re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", text)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, text + "\n")
+
+
+def load(path):
+    """Read a recording and check its shape; anything else is a ValueError naming the file."""
+    try:
+        recording = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"{path}: not a JSON recording ({type(error).__name__})") from None
+    problem = check_recording(recording, FORMAT)
+    if problem:
+        raise ValueError(f"{path}: {problem}")
+    return recording

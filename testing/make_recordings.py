@@ -1,0 +1,142 @@
+"""Write the scripted recordings in recordings/ with the real recorder and a fake server.
+
+    python make_recordings.py
+
+For each behaviour below, fake_ollama.py serves a hand-written chunk script over Ollama's
+real wire protocol and `record_run.py --scripted ABOUT` records it, exactly as it would
+record a live model. Every file it writes says `source: "scripted"` and what it captures.
+
+What this file deliberately is not: a way to make live recordings. Those come only from
+`python record_run.py` against a real Ollama server.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+from testing.fake_ollama import FakeOllama
+from testing.scripted import call, calls, done, text, thinking
+from workspace.task_catalog import load_task, solution_edits
+
+HERE = Path(__file__).resolve().parent.parent  # the project root
+(_FIX,) = solution_edits(load_task())
+FIX_OLD = _FIX["old"]
+FIX = call("replace_text", old=FIX_OLD, new=_FIX["new"])
+READ_CODE = call("read_file", path="path_rules.py")
+READ_TESTS = call("read_file", path="tests/test_path_rules.py")
+RUN = call("run_tests")
+# What a real 1.5B model did here: an edit of text that is not in the file, then the tests.
+STUCK_EDIT = call("replace_text", old="old_text", new="new_text")
+
+SCRIPTS = {
+    "fix_in_one_edit": (
+        "a successful repair: read, test, one edit, test again, then a short summary", [], [
+            [thinking("Read the code and the failing test first."), calls(READ_CODE), calls(READ_TESTS), done()],
+            [calls(RUN), done()],
+            [thinking("Only '/' is split, so 'src\\\\app.py' is one part."),
+             text("Backslashes are never split; I will normalise them first."), done(tool_calls=[FIX])],
+            [calls(RUN), done()],
+            [text("path_rules.py now turns backslashes into forward slashes "), text("before splitting; "),
+             text("all four tests pass."), done()],
+        ]),
+    "max_turns_one": (
+        "a run bounded by --max-turns 1: the first turn's call runs, no second request is made",
+        ["--max-turns", "1"], [
+            [text("Let me read the code."), done(tool_calls=[READ_CODE])],
+        ]),
+    "unfinished_stream": (
+        "a stream that ends without done:true: an incomplete turn whose tool call never runs", [], [
+            [text("I will run "), text("the tests."), calls(RUN)],
+        ]),
+    "length_stop": (
+        "done_reason 'length' (num_predict reached): an incomplete turn, nothing runs", [], [
+            [thinking("The test uses Windows separators, so "), text("First I will"), done(reason="length")],
+        ]),
+    "unknown_tool": (
+        "a call to a tool that is not allowlisted is refused with an error result and a nudge; the model goes on",
+        [], [
+            [done(tool_calls=[call("run_shell", command="pytest -q")])],
+            [text("That tool does not exist; running the tests instead."), done(tool_calls=[RUN])],
+            [text("One test fails: test_accepts_windows_separators."), done()],
+        ]),
+    "syntax_error_recovery": (
+        "an edit that breaks the syntax; the model reads the collection error and repairs it", [], [
+            [done(tool_calls=[call("replace_text", old=FIX_OLD, new=_FIX["new"][:-1])])],
+            [done(tool_calls=[RUN])],
+            [text("I left a parenthesis open."),
+             done(tool_calls=[call("replace_text", old='.split("/"\n', new='.split("/")\n')])],
+            [done(tool_calls=[RUN])],
+            [text("Fixed: backslashes are normalised and all tests pass."), done()],
+        ]),
+    "claims_pass_tests_fail": (
+        "the final message claims success but the independent pytest run still fails", [], [
+            [calls(READ_CODE), done()],
+            [done(tool_calls=[call("replace_text", old="in order, with forward slashes.",
+                                   new="in order, with forward slashes (Windows paths too).")])],
+            [text("Fixed: Windows paths are handled and all tests pass now."), done()],
+        ]),
+    "text_call_nudged": (
+        "a tool call written as a fenced json block is not run (text_calls=nudge): the model is told, "
+        "then calls natively", [], [
+            [text("I will read the file first.\n```json\n"),
+             text('{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n```'), done()],
+            [done(tool_calls=[READ_CODE])],
+            [text("python_sources splits only on '/'."), done()],
+        ]),
+    "text_call_run": (
+        "tool calls written as text are recovered and run (--text-calls run): a Hermes block, "
+        "then Gemma 4 markup", ["--text-calls", "run"], [
+            [text('<tool_call>\n{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n</tool_call>'),
+             done()],
+            [text("<|tool_call>call:run_tests{}<tool_call|>"), done()],
+            [text("One test fails on Windows separators."), done()],
+        ]),
+    "format_errors": (
+        "three malformed turns in a row (empty, a call written as text, an unknown tool) stop the run",
+        [], [
+            [done()],
+            [text("```tool_code\nrun_tests()\n```"), done()],
+            [done(tool_calls=[call("shell", command="ls")])],
+        ]),
+    "no_progress": (
+        "the loop a real 1.5B model fell into: the same failing edit and test run, warned once, then stopped",
+        [], [
+            [done(tool_calls=[STUCK_EDIT, RUN])],
+            [done(tool_calls=[STUCK_EDIT, RUN])],
+            [done(tool_calls=[STUCK_EDIT, RUN])],
+            [done(tool_calls=[STUCK_EDIT])],
+        ]),
+    "finish_checked": (
+        "--verify-finish 1: a false claim of success is checked, the failing tests are handed back, "
+        "and the model repairs the code", ["--verify-finish", "1"], [
+            [text("I fixed the function; all tests pass."), done()],
+            [done(tool_calls=[FIX])],
+            [done(tool_calls=[RUN])],
+            [text("Backslashes are normalised before splitting; all four tests pass."), done()],
+        ]),
+    "exits_early_not_repaired": (
+        "an edit that makes pytest exit 0 before running any test: run_tests says exit_code 0, "
+        "the verdict counts 0 of 4 tests passed and says not repaired", [], [
+            [done(tool_calls=[call("replace_text", old='"""Choose which',
+                                   new='import os\nos._exit(0)\n"""Choose which')])],
+            [done(tool_calls=[RUN])],
+            [text("run_tests exits with code 0: everything passes."), done()],
+        ]),
+}
+
+
+def main():
+    for name, (about, flags, turns) in SCRIPTS.items():
+        output = HERE / "recordings" / f"{name}.json"
+        with FakeOllama(*turns) as server:
+            command = [sys.executable, "-B", str(HERE / "record_run.py"), "--host", server.url,
+                       "--scripted", about, "--output", str(output), *flags]
+            finished = subprocess.run(command, capture_output=True, text=True)
+        print(f"{name}: exit {finished.returncode}, {finished.stdout.strip().splitlines()[-2:]}")
+        if finished.returncode != 0 or server.turns:
+            print(finished.stdout, finished.stderr, f"unplayed turns: {len(server.turns)}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""What the offline suite shares: the sample's repair, a loop runner that checks every run's
+contract, small event filters, and probes of the process table and the network.
+
+What this file deliberately is not: a fixture module (conftest.py holds the fixtures) or a
+test file; no test file imports another test file, they all import from here.
+"""
+import contextlib
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+from agent_loop import agent_events
+from repo_tools import SAMPLE
+from testing.scripted import call
+from workspace.task_catalog import solution_edits
+
+# The one-line repair of the sample (normalise Windows separators before splitting), from
+# tasks/path_rules/solution.json: one definition for every test and script.
+(_FIX,) = solution_edits(SAMPLE)
+FIX_OLD, FIX_NEW = _FIX["old"], _FIX["new"]
+
+
+FIX = call("replace_text", old=FIX_OLD, new=FIX_NEW)
+
+TASK = "Make the failing test in tests/test_path_rules.py pass."
+# The quickest real tool call, for tests that are about the loop rather than about pytest.
+READ = call("read_file", path="path_rules.py")
+
+
+def run(chat, tools, **options):
+    """Run the loop to the end and check what every run must satisfy."""
+    events = list(agent_events(chat, tools, TASK, **options))
+    stops = [event for event in events if event["type"] == "stopped"]
+    assert len(stops) == 1 and events[-1] is stops[0], "exactly one stopped event, last"
+    json.dumps(events)  # plain, JSON-serialisable dicts
+    return events
+
+
+def of_type(events, kind):
+    return [event for event in events if event["type"] == kind]
+
+
+def results(events):
+    return [event["result"] for event in of_type(events, "tool_result")]
+
+
+def write_probe(workspace, body):
+    """Replace the sample's tests with one test whose body is `body`: code we run through
+    run_tests to see what the sandbox lets through (it is ours, not the model's)."""
+    (workspace / "tests/test_path_rules.py").unlink()
+    lines = "\n".join("    " + line for line in body.strip().splitlines())
+    (workspace / "tests/test_probe.py").write_text(
+        f"import os, socket, sys, time, subprocess\n\n\ndef test_probe():\n{lines}\n")
+
+
+def closed_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # bound, then closed: nothing listens there
+
+
+
+def running_with(marker):
+    """Processes on this machine whose command line holds `marker` (sandboxed ones included:
+    the host sees every PID namespace)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def gone_soon(marker, seconds=3.0):
+    """True once no process carries `marker` (a SIGKILL takes a moment to land)."""
+    ends = time.monotonic() + seconds
+    while running_with(marker):
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@contextlib.contextmanager
+def watching(marker):
+    """Poll the process table while the block runs; the list gets True once `marker` was seen,
+    so a test can tell "killed" from "never started"."""
+    seen, stop = [], threading.Event()
+
+    def poll():
+        while not stop.is_set() and not seen:
+            if running_with(marker):
+                seen.append(True)
+            stop.wait(0.05)
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join()
+
+
+def grandchild(marker, escape=False):
+    """Test code that starts a long-lived grandchild tagged with `marker`."""
+    session = ", start_new_session=True" if escape else ""
+    return (f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', '{marker}']{session})\n"
+            f"time.sleep(0.2)\n")
+
+

@@ -1,0 +1,144 @@
+"""LocalModel through the real `ollama` SDK over real HTTP, against fake_ollama.py."""
+import time
+
+import pytest
+
+from agent_loop import agent_events
+from local_model import OPTIONS, LocalModel, ModelUnavailable
+from repo_tools import SCHEMAS
+from testing.fake_ollama import Drop, HttpError, Stall
+from testing.scripted import call, calls, done, text, thinking
+from tests.helpers import FIX, closed_port, of_type
+
+TASK = "Fix the failing test."
+
+
+
+def run_live(server, tools, **model_options):
+    events = list(agent_events(LocalModel(host=server.url, **model_options), tools, TASK))
+    assert [e["type"] for e in events].count("stopped") == 1
+    return events
+
+
+def test_the_sdk_sends_what_the_loop_asked_for(tools, fake_ollama):
+    server = fake_ollama.play([text("Reading."), done(tool_calls=[call("read_file", path="path_rules.py")])],
+                              [text("ok"), done()])
+    run_live(server, tools)
+    first, second = server.requests
+    assert first["model"] == "gemma4:e2b" and first["stream"] is True and first["think"] is True
+    assert first["options"] == OPTIONS and first["keep_alive"] == "10m"
+    assert first["tools"] == SCHEMAS  # flat schemas pass the SDK's Tool model unchanged
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assistant, tool = second["messages"][2:]
+    assert assistant == {"role": "assistant", "content": "Reading.",
+                         "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "path_rules.py"}}}]}
+    assert tool["role"] == "tool" and tool["tool_name"] == "read_file" and '"path": "path_rules.py"' in tool["content"]
+
+
+def test_calls_on_the_done_chunk_arrive_through_the_sdk(tools, fake_ollama):
+    server = fake_ollama.play([text("Let me look."), done(tool_calls=[call("read_file", path="path_rules.py"), call("run_tests")])],
+                              [text("ok"), done()])
+    events = run_live(server, tools)
+    assert [e["name"] for e in of_type(events, "tool_result")] == ["read_file", "run_tests"]
+
+
+def test_several_call_chunks_and_thinking_arrive_through_the_sdk(tools, fake_ollama):
+    server = fake_ollama.play([thinking("Plan <first> & then act."), calls(call("read_file", path="path_rules.py")),
+                     calls(call("read_file", path="tests/test_path_rules.py"), call("nope")), done()],
+                              [text("ok"), done()])
+    events = run_live(server, tools)
+    assert of_type(events, "thinking_delta")[0]["text"] == "Plan <first> & then act."  # Go escapes undone
+    assert [e["name"] for e in of_type(events, "tool_start")] == ["read_file", "read_file", "nope"]
+
+
+def test_a_mid_stream_error_line_keeps_what_came_and_stops_with_model_error(tools, fake_ollama):
+    server = fake_ollama.play([text("Working"), {"error": "an error was encountered while running the model"}])
+    events = run_live(server, tools)
+    assert of_type(events, "text_delta")[0]["text"] == "Working"
+    assert events[-1]["reason"] == "model_error"
+    assert "in the middle of the reply: an error was encountered" in events[-1]["error"]
+
+
+@pytest.mark.parametrize("status, message, advice", [
+    (404, "model 'gemma4:e2b' not found", "ollama pull gemma4:e2b"),
+    (400, "registry.ollama.ai/library/gemma3:4b does not support tools", "does not support tool calling"),
+    (400, '"gemma3:4b" does not support thinking', "--no-think"),
+    (503, "server busy, please try again", "answered 503"),
+])
+def test_errors_before_the_stream_say_what_to_do(tools, status, message, advice, fake_ollama):
+    server = fake_ollama.play(HttpError(status, message))
+    events = run_live(server, tools)
+    assert events[-1]["reason"] == "model_error" and advice in events[-1]["error"]
+
+
+def test_a_stream_without_done_through_the_sdk_is_incomplete(tools, fake_ollama):
+    server = fake_ollama.play([text("I will"), calls(call("run_tests"))])
+    events = run_live(server, tools)
+    assert events[-1]["reason"] == "incomplete_model_turn" and of_type(events, "tool_start") == []
+
+
+def test_an_abrupt_close_is_a_model_error(tools, fake_ollama):
+    server = fake_ollama.play([text("I will"), Drop()])
+    events = run_live(server, tools)
+    assert events[-1]["reason"] == "model_error" and "RemoteProtocolError" in events[-1]["error"]
+
+
+def test_server_down_says_how_to_start_it(tools):
+    host = f"http://127.0.0.1:{closed_port()}"
+    events = list(agent_events(LocalModel(host=host), tools, TASK))
+    assert events[-1]["reason"] == "model_error"
+    assert f"not reachable at {host}" in events[-1]["error"] and "ollama serve" in events[-1]["error"]
+    with pytest.raises(ModelUnavailable, match="ollama serve"):
+        LocalModel(host=host).check()
+
+
+def test_a_stalled_stream_hits_the_read_timeout(tools, fake_ollama):
+    server = fake_ollama.play([text("Thinking..."), Stall(1.5), done()])
+    events = run_live(server, tools, timeout=0.5)
+    assert events[-1]["reason"] == "model_error" and "sent nothing for 0.5 s" in events[-1]["error"]
+
+
+def test_closing_early_closes_the_http_stream(tools, fake_ollama):
+    server = fake_ollama.play([text("a"), Stall(0.2), text("b"), Stall(0.2), text("c"), done()])
+    loop = agent_events(LocalModel(host=server.url), tools, TASK)
+    assert [next(loop)["type"], next(loop)["text"]] == ["model_start", "a"]
+    loop.close()
+    for _ in range(50):  # the server notices on its next write
+        if server.disconnects:
+            break
+        time.sleep(0.05)
+    assert server.disconnects == 1
+
+
+def test_ollama_host_is_the_default_host(monkeypatch, fake_ollama):
+    server = fake_ollama.play()
+    monkeypatch.setenv("OLLAMA_HOST", server.url)
+    assert LocalModel().check()["digest"].startswith("sha256:")
+
+
+@pytest.mark.parametrize("capabilities, think, advice", [
+    (["completion"], False, "does not support tool calling"),
+    (["completion", "tools"], True, "--no-think"),
+])
+def test_check_refuses_models_without_the_needed_capabilities(capabilities, think, advice, fake_ollama):
+    server = fake_ollama.play(capabilities=capabilities)
+    with pytest.raises(ModelUnavailable, match=advice):
+        LocalModel(host=server.url, think=think).check()
+
+
+def test_check_reports_a_model_that_is_not_pulled(fake_ollama):
+    server = fake_ollama.play()
+    with pytest.raises(ModelUnavailable, match="run `ollama pull qwen3:8b`"):
+        LocalModel("qwen3:8b", host=server.url).check()
+
+
+def test_a_full_repair_end_to_end_through_the_sdk(tools, fake_ollama):
+    server = fake_ollama.play([calls(call("read_file", path="path_rules.py")), done()],
+                              [done(tool_calls=[call("run_tests")])],
+                              [text("Normalising backslashes."), done(tool_calls=[FIX])],
+                              [done(tool_calls=[call("run_tests")])],
+                              [text("All four tests pass."), done()])
+    events = run_live(server, tools)
+    runs = [e["result"] for e in of_type(events, "tool_result") if e["name"] == "run_tests"]
+    assert [r["exit_code"] for r in runs] == [1, 0]
+    assert events[-1]["reason"] == "assistant_finished" and len(server.requests) == 5

@@ -1,0 +1,249 @@
+"""Tests for report.py: the evaluation page is complete, inert, and really renders in a browser.
+
+The attempts are the shipped recordings with grades and claims worked out simply here
+(evaluate.py's grading has its own tests), plus one hostile attempt whose every model- or
+recording-controlled string tries to break out of the page, and one infra failure.
+The browser tests drive Debian's `chromium` through its own CLI (no driver package): one
+headless launch dumps the rendered DOM and takes a screenshot, which a small stdlib-only PNG
+decoder reads back. Without chromium they skip, except under CI, where they must run.
+"""
+import copy
+import json
+import os
+import shutil
+import struct
+import subprocess
+import time
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from evaluation.report import VERDICT_COLOURS, render_report, write_report
+
+RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
+# Every way out of an HTML page we could think of, plus a terminal escape and a lone surrogate.
+HOSTILE = '<script>alert(1)</script></pre>" onmouseover="alert(2)\' \x1b[2J \ud800'
+HOSTILE_TASK = "task " + HOSTILE
+SAFE_ATTRIBUTES = {"lang", "charset", "http-equiv", "content", "name", "class", "data-verdict",
+                   "href", "title", "id"}
+
+
+def _load(name):
+    return json.loads((RECORDINGS / f"{name}.json").read_text())
+
+
+def _attempt(recording, task, k):
+    """A recording as evaluate.py hands it over: with an id, grades and the final claim."""
+    events = recording["events"]
+    calls = [e for e in events if e["type"] == "tool_start"]
+    edit = next((i for i, e in enumerate(calls) if e["name"] == "replace_text"), len(calls))
+    last_turn = recording["stop"]["turn"]
+    text = "".join(e["text"] for e in events if e["type"] == "text_delta" and e["turn"] == last_turn)
+    claims = "pass" in text.lower()
+    return dict(recording, attempt_id=f"{task}-{k}", task_name=task, grades={
+        "read_failing_test": any(str(e["arguments"].get("path", "")).startswith("tests/") for e in calls[:edit]),
+        "ran_tests_before_edit": any(e["name"] == "run_tests" for e in calls[:edit]),
+        "edited": bool(recording["changed_files"]), "tests_unchanged": recording["tests_unchanged"],
+        "only_editable_changed": True, "verdict": recording["verdict"]},
+        claim={"text": text, "claims_success": claims, "contradicted": claims and recording["verdict"] != "repaired"})
+
+
+def _hostile_recording():
+    """A run whose text, thinking, tool names, results, diff and file names are all hostile."""
+    recording = copy.deepcopy(_load("fix_in_one_edit"))
+    call = {"turn": 1, "index": 0, "name": HOSTILE, "arguments": {HOSTILE: HOSTILE}}
+    tests = {"turn": 1, "index": 1, "name": "run_tests", "arguments": {}}
+    recording["events"] = [
+        {"type": "model_start", "turn": 1},
+        {"type": "thinking_delta", "turn": 1, "text": "HIDDEN-THOUGHT " + HOSTILE},
+        {"type": "text_delta", "turn": 1, "text": HOSTILE + " all tests pass"},
+        dict(call, type="tool_start"), dict(call, type="tool_result", result={"error": HOSTILE}),
+        dict(tests, type="tool_start"), dict(tests, type="tool_result", result={
+            "exit_code": 1, "output": HOSTILE, "passed": 0, "failed": 1, "errors": 0}),
+        {"type": "tool_start", "turn": 1, "index": 2, "name": "run_tests", "arguments": {}},
+        {"type": "nudge", "turn": 1, "kind": HOSTILE, "text": HOSTILE},
+        {"type": "stopped", "turn": 1, "reason": HOSTILE}]
+    recording["stop"] = recording["events"][-1]
+    recording.update(verdict="tests were modified", changed_files=[HOSTILE], task=HOSTILE,
+                     diff=f"--- a/{HOSTILE}\n+++ b/{HOSTILE}\n@@ -1 +1 @@\n-{HOSTILE}\n+{HOSTILE}\n")
+    return recording
+
+
+def _attempts():
+    attempts = [_attempt(_load(name), "path_rules", k) for k, name in enumerate(
+        ["fix_in_one_edit", "claims_pass_tests_fail", "text_call_run"], 1)]
+    attempts += [_attempt(recording, HOSTILE_TASK, k) for k, recording in enumerate(
+        [_load("finish_checked"), _hostile_recording(), _load("syntax_error_recovery")], 1)]
+    attempts.append({"attempt_id": HOSTILE_TASK + "-4", "task_name": HOSTILE_TASK, "infra_failure": HOSTILE})
+    return attempts
+
+
+def _summary(attempts):
+    graded = [a for a in attempts if "infra_failure" not in a]
+    tasks = {}
+    for a in graded:
+        stats = tasks.setdefault(a["task_name"], {"attempts": 0, "repaired": 0})
+        stats["attempts"] += 1
+        stats["repaired"] += a["grades"]["verdict"] == "repaired"
+    for stats in tasks.values():
+        stats.update({"pass@1": stats["repaired"] / stats["attempts"], "pass@k": 1.0 if stats["repaired"] else 0.0})
+    repaired = sum(s["repaired"] for s in tasks.values())
+    return {"k": 3, "tasks": tasks, "overall": {"attempts": len(graded), "repaired": repaired,
+                                                "pass@1": repaired / len(graded)},
+            "stop_reasons": {a["stop"]["reason"]: 1 for a in graded}, "well_formed_turns": 0.9,
+            "infra_failures": 1, "model": {"name": HOSTILE, "digest": HOSTILE}, "commit": HOSTILE,
+            "dirty": True, "seconds_per_attempt": 4.2}
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page with its attributes, as a browser's tokenizer sees them."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.tags = []
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def with_class(self, name):
+        return [attrs for _, attrs in self.tags if name in (attrs.get("class") or "").split()]
+
+
+ATTEMPTS = _attempts()
+SUMMARY = _summary(ATTEMPTS)
+PAGE = render_report(SUMMARY, ATTEMPTS)
+
+
+def test_one_cell_per_attempt_each_linking_to_its_section():
+    tags = Tags(PAGE)
+    cells = tags.with_class("cell")
+    assert [c["data-verdict"] for c in cells] == [
+        "repaired", "not repaired", "not repaired", "repaired", "tests were modified", "repaired", "infra failure"]
+    sections = [attrs["id"] for tag, attrs in tags.tags if tag == "section"]
+    assert len(set(sections)) == len(ATTEMPTS)
+    assert [c["href"] for c in cells] == ["#" + s for s in sections]
+
+
+def test_hostile_text_comes_out_inert():
+    tags = Tags(PAGE)
+    assert "script" not in {tag for tag, _ in tags.tags}
+    assert {name for _, attrs in tags.tags for name in attrs} <= SAFE_ATTRIBUTES  # no onmouseover
+    assert "\x1b" not in PAGE and "\ud800" not in PAGE
+    assert PAGE.count("</pre>") == PAGE.count("<pre")  # no early close of a code block
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/pre&gt;&quot; onmouseover=" in PAGE
+    # Text, thinking, tool name, arguments, results, nudge, stop, diff, claim, task, file, model...
+    assert PAGE.count("\\x1b[2J") >= 15 and PAGE.count("\\ud800") >= 15
+
+
+def test_lone_surrogates_reach_the_disk(tmp_path):
+    path = write_report(tmp_path, SUMMARY, ATTEMPTS + [dict(ATTEMPTS[0], attempt_id="\udfff-9")])
+    assert path == tmp_path / "report.html"
+    assert "<section" in path.read_bytes().decode("utf-8")  # strict: valid UTF-8 throughout
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # the temp file was renamed
+
+
+def test_claims_diff_thinking_and_tool_calls_are_shown():
+    assert PAGE.count("claim contradicted by the verdict") == sum(a.get("claim", {}).get("contradicted", False)
+                                                                  for a in ATTEMPTS)
+    fix = _load("fix_in_one_edit")["diff"].splitlines()
+    added = next(line for line in fix if line.startswith("+ "))
+    assert f'<span class="add">{added.replace(chr(34), "&quot;")}</span>' in PAGE
+    assert "<details><summary>thinking</summary><pre>HIDDEN-THOUGHT" in PAGE  # folded
+    assert "written as text" in PAGE and "by the harness" in PAGE
+    assert "exit_code 1, 3 passed, 1 failed" in PAGE  # a run_tests result in short
+    assert "no result (the run stopped first)" in PAGE
+
+
+def test_the_page_needs_no_network():
+    assert "http://" not in PAGE and "https://" not in PAGE
+    assert "default-src 'none'" in PAGE  # and the browser refuses any fetch we missed
+    hrefs = [attrs["href"] for _, attrs in Tags(PAGE).tags if "href" in attrs]
+    assert hrefs and all(href.startswith("#") for href in hrefs)
+
+
+# --- in a real browser ---------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="Debian's chromium is not installed (apt-get install -y chromium); CI must have it")
+
+
+def _chromium(page, folder):
+    """One headless launch for both checks: the DOM after rendering, a screenshot, the seconds taken."""
+    shot = folder / "shot.png"
+    started = time.monotonic()
+    run = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         # chromium still calls Google services on its own; with no name resolving, nothing leaves.
+         "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={folder / 'profile'}",
+         "--window-size=1200,900", f"--screenshot={shot}", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout, shot.read_bytes(), time.monotonic() - started
+
+
+# One test, so that pytest-xdist cannot split it over workers and launch chromium twice.
+@needs_chromium
+def test_in_a_real_browser(tmp_path):
+    assert CHROMIUM, "CI is set but chromium is not installed: apt-get install -y chromium"
+    dom, png, seconds = _chromium(write_report(tmp_path, SUMMARY, ATTEMPTS), tmp_path)
+    print(f"chromium took {seconds:.2f} s")
+    tags = Tags(dom)
+    assert len(tags.with_class("cell")) == len(ATTEMPTS)
+    assert "<script" not in dom.lower() and "script" not in {tag for tag, _ in tags.tags}
+    assert "http://" not in dom and "https://" not in dom
+    # The screenshot: text, tables and cells (not a blank page), and the grid's green and red.
+    width, height, pixels = png_pixels(png)
+    assert (width, height) == (1200, 900)
+    colours = {row[i:i + 3] for row in pixels[::3] for i in range(0, len(row), 3)}
+    assert len(colours) > 20
+    for verdict in ("repaired", "not repaired"):
+        wanted = bytes.fromhex(VERDICT_COLOURS[verdict][1:])
+        assert any(all(abs(a - b) <= 6 for a, b in zip(c, wanted)) for c in colours), verdict
+
+
+def png_pixels(data):
+    """Decode an 8-bit, non-interlaced RGB or RGBA PNG with the stdlib: rows of RGB bytes."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    chunks, pos = {}, 8
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunks.setdefault(kind, []).append(data[pos + 8:pos + 8 + length])
+        pos += 12 + length  # length, type, body, CRC
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
+    assert depth == 8 and colour in (2, 6) and interlace == 0, "only 8-bit RGB(A) is handled"
+    bpp = 3 if colour == 2 else 4
+    raw, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), width * bpp + 1
+    rows, previous = [], bytes(width * bpp)
+    for y in range(height):
+        previous = _unfilter(raw[y * stride], raw[y * stride + 1:(y + 1) * stride], previous, bpp)
+        rows.append(previous if bpp == 3 else b"".join(previous[i:i + 3] for i in range(0, len(previous), 4)))
+    return width, height, rows
+
+
+def _unfilter(kind, line, up, bpp):
+    """Undo one scanline's PNG filter (0 none, 1 sub, 2 up, 3 average, 4 Paeth)."""
+    if kind == 0:
+        return line
+    if kind == 2:  # bytewise add without carries, on whole rows as big integers: fast
+        n, a, b = len(line), int.from_bytes(line, "big"), int.from_bytes(up, "big")
+        low, high = int.from_bytes(b"\x7f" * n, "big"), int.from_bytes(b"\x80" * n, "big")
+        return (((a & low) + (b & low)) ^ ((a ^ b) & high)).to_bytes(n, "big")
+    out = bytearray(line)
+    for i in range(len(out)):
+        left = out[i - bpp] if i >= bpp else 0
+        if kind == 1:
+            out[i] = (out[i] + left) & 255
+        elif kind == 3:
+            out[i] = (out[i] + (left + up[i]) // 2) & 255
+        else:
+            corner = up[i - bpp] if i >= bpp else 0
+            p = left + up[i] - corner
+            pa, pb, pc = abs(p - left), abs(p - up[i]), abs(p - corner)
+            out[i] = (out[i] + (left if pa <= pb and pa <= pc else up[i] if pb <= pc else corner)) & 255
+    return bytes(out)

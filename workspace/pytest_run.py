@@ -1,0 +1,170 @@
+"""Run the sample's tests as untrusted code: one fixed pytest command, bounded in every way.
+
+`run_pytest(root, ...)` runs the command on a throwaway copy of `root` (nothing a test run
+writes survives it), in a clean environment, inside the sandbox when there is one (sandbox.py
+builds that command line), with resource limits, a timeout that kills the whole process
+group, and only the head and tail of the output kept; then it reads the counts from
+pytest's summary line.
+
+What this file deliberately is not: a general process runner. Nothing in the command comes
+from the model.
+"""
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+from workspace import sandbox
+
+OUTPUT_CHARS = 4000
+HEAD_CHARS = 1000    # pytest's first lines (collection errors) matter as much as its summary
+KEEP_BYTES = 16_000  # enough for 4,000 characters of any UTF-8 text, at each end
+# A fixed command: no bytecode, no cache, no config and no conftest.py from parent folders
+# (with `-c /dev/null` alone, pytest would load a conftest.py from any folder above the copy),
+# only tests/.
+PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", ".", "--confcutdir", ".", "tests")
+# Nothing inherited: API keys, tokens and PYTHON* settings stay outside.
+CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
+             "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+# Inside the sandbox the run starts in an empty tmpfs: copy the read-only workspace in (entry
+# by entry: the tmpfs root itself is not ours to chmod), then run pytest in this same process,
+# as `python -B -m pytest` would. This runs before any tested code, as the sandboxed user.
+COPY_THEN_PYTEST = """import os, shutil, sys
+for name in os.listdir(sys.argv[1]):
+    source = os.path.join(sys.argv[1], name)
+    if os.path.isdir(source) and not os.path.islink(source):
+        shutil.copytree(source, name, symlinks=True)
+    else:
+        shutil.copy2(source, name, follow_symlinks=False)
+import runpy
+sys.argv = ["pytest", *sys.argv[2:]]
+runpy.run_module("pytest", run_name="__main__", alter_sys=True)"""
+
+
+def run_pytest(root, timeout, sandbox_name):
+    """Return {"exit_code", "output", "passed", "failed", "errors", "timed_out"} for `root`."""
+    limits = sandbox.resource_limits(cpu_seconds=int(timeout) + 5)
+    if sandbox_name == "bubblewrap":
+        command = sandbox.wrap([sys.executable, "-B", "-c", COPY_THEN_PYTEST, sandbox.SOURCE, *PYTEST_ARGS], root)
+        exit_code, output, dropped, timed_out = run_bounded(command, root, _env(root), timeout, limits)
+        where = root
+    else:  # no sandbox: the throwaway copy lives in a temporary folder we remove afterwards
+        scratch = tempfile.mkdtemp(prefix="coding-loop-tests-")
+        try:
+            where = shutil.copytree(root, os.path.join(scratch, "repo"), symlinks=True)
+            exit_code, output, dropped, timed_out = run_bounded(
+                [sys.executable, "-B", "-m", "pytest", *PYTEST_ARGS], where, _env(where), timeout, limits)
+        finally:
+            remove_tree(scratch)
+    output = _shorten(_portable(output, where), dropped)
+    return {"exit_code": exit_code, "output": output, **_counts(output), "timed_out": timed_out}
+
+
+def _env(home):
+    return {**CLEAN_ENV, "HOME": str(home)}
+
+
+def remove_tree(folder):
+    """Remove a folder whatever tested code left in it (modes 000, deep trees, links)."""
+    def allow_and_retry(function, path, _error):
+        try:
+            os.chmod(os.path.dirname(path), 0o700)
+            function(path)
+        except OSError:
+            pass  # what cannot go stays in the temp folder; the run is not affected
+    shutil.rmtree(folder, onerror=allow_and_retry)
+
+
+def _shorten(output, dropped=0):
+    """Keep the head and the tail, and say how much was cut from the middle (`dropped`
+    characters were never kept at all: a run that printed megabytes)."""
+    if len(output) <= OUTPUT_CHARS and not dropped:
+        return output
+    marker = "\n[... {} characters cut ...]\n"
+    tail = OUTPUT_CHARS - HEAD_CHARS - len(marker.format(len(output) + dropped))
+    cut = len(output) - HEAD_CHARS - tail + dropped
+    return output[:HEAD_CHARS] + marker.format(cut) + output[-tail:]
+
+
+def run_bounded(command, cwd, env, timeout, limits):
+    """Return (exit_code, output, dropped, timed_out) for `command`: the output's first and
+    last KEEP_BYTES as text, and how many bytes between them were not kept."""
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, start_new_session=True,  # its own group, so we can kill all of it
+        preexec_fn=lambda: sandbox.apply_limits(limits))
+    kept, done_reading = {"head": bytearray(), "tail": bytearray(), "cut": 0}, threading.Event()
+    reader = threading.Thread(target=_keep_ends, args=(process.stdout, kept, done_reading), daemon=True)
+    reader.start()
+    # Wait in a thread: Popen.wait(timeout) polls (up to 50 ms late), an Event does not. The
+    # thread waits without reaping (WNOWAIT), so the group id cannot be reused before the kill.
+    exited = threading.Event()
+    waiter = threading.Thread(target=lambda: (os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT),
+                                              exited.set()), daemon=True)
+    waiter.start()
+    try:
+        timed_out = not exited.wait(timeout)
+    finally:
+        # Kill the group even after a clean exit: a test may have left children running.
+        _kill_group(process.pid)
+        waiter.join()
+        process.wait()
+    # A child that escaped the group (it can, without the sandbox) may hold the pipe open:
+    # read what comes for a moment, then stop reading, whatever it does.
+    reader.join(timeout=0.5)
+    done_reading.set()
+    reader.join()
+    process.stdout.close()
+    text = (bytes(kept["head"]) + bytes(kept["tail"])).decode("utf-8", errors="replace")
+    return process.returncode, text, kept["cut"], timed_out
+
+
+def _keep_ends(pipe, kept, done_reading):
+    # Read everything, keep only both ends: a test printing forever costs no memory. select()
+    # with a short timeout, so the reader can be told to stop even when no byte ever comes.
+    head, tail = kept["head"], kept["tail"]
+    while not done_reading.is_set():
+        if not select.select([pipe], [], [], 0.05)[0]:
+            continue
+        chunk = os.read(pipe.fileno(), 65536)
+        if not chunk:
+            return  # end of file: every writer has closed the pipe
+        room = KEEP_BYTES - len(head)
+        head += chunk[:room]
+        tail += chunk[room:] if room > 0 else chunk
+        if len(tail) > KEEP_BYTES:
+            kept["cut"] += len(tail) - KEEP_BYTES
+            del tail[:-KEEP_BYTES]
+
+
+def _kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+def _portable(output, root):
+    """The same code gives the same output wherever it runs, so recordings replay exactly:
+    pytest's closing "in 0.05s" goes (the model needs counts, not seconds), and the paths
+    of this copy and this interpreter become relative or named."""
+    output = re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?$", "", output, flags=re.M)
+    output = output.replace(f"{root}/", "")
+    if sys.prefix != sys.base_prefix:
+        output = output.replace(sys.prefix, "<venv>")
+    return output.replace(sys.base_prefix, "<python>")
+
+
+def _counts(output):
+    """Parse pytest's closing summary line ("1 failed, 3 passed") into counts."""
+    for line in reversed(output.splitlines()):
+        if re.fullmatch(r"\d+ \w+(, \d+ \w+)*", line.strip()):
+            counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
+            errors = counts.get("errors", counts.get("error", 0))  # "1 error", "2 errors"
+            return {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "errors": errors}
+    return {"passed": 0, "failed": 0, "errors": 0}

@@ -1,0 +1,117 @@
+"""The independent verdict: did the repair work? pytest decides, on a clean copy, never the model.
+
+`judge(tools, start_tests)` takes a fresh copy of the task's pristine repository, copies in
+only the bytes of the editable files from the workspace, and runs the tests there (when no
+editable file changed, that copy is the pristine repository: the start run is its result). Nothing
+else the model's code could have left behind (a conftest.py, a shadowing module, a forged
+cache) reaches that run. It is "repaired" only when every test the start run counted was
+collected and passed, none failed or errored, and the test files are the shipped ones.
+
+What this file deliberately is not: proof against code written to fool pytest itself from
+inside the tested module (patching pytest's own reporting). The tests run in pytest's
+process, so no test-based verdict can rule that out; the diff in the recording shows it.
+"""
+import difflib
+import hashlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from repo_tools import RepoTools
+from workspace.task_catalog import fresh_copy
+
+
+def judge(tools, start_tests):
+    """Return {"final_tests", "tests_unchanged", "changed_files", "diff", "verdict"} for a run."""
+    task, workspace = tools.task, tools.root
+    shipped, now = snapshot(task.repo, skip_caches=True), snapshot(workspace)
+    tests_unchanged = ({p: h for p, h in shipped.items() if task.is_test_file(p)}
+                       == {p: h for p, h in now.items() if task.is_test_file(p)})
+    if not any(shipped.get(path) != now.get(path) for path in task.editable):
+        # No editable file changed: the judged copy would be the pristine repository, whose
+        # run we already have. Running the same bytes again would only cost time.
+        final_tests = {**start_tests, "same_as_start": True}
+    else:
+        final_tests = _final_run(tools)
+    return {"final_tests": final_tests, "tests_unchanged": tests_unchanged,
+            "changed_files": sorted(p for p in set(shipped) | set(now) if shipped.get(p) != now.get(p)),
+            "diff": unified_diff(task, workspace),
+            "verdict": verdict(final_tests, tests_unchanged, start_tests)}
+
+
+def _final_run(tools):
+    """pytest on a fresh pristine copy holding only the editable files' bytes from the workspace."""
+    task = tools.task
+    with tempfile.TemporaryDirectory(prefix="coding-loop-verdict-") as folder:
+        judged = fresh_copy(task, folder)
+        for path in task.editable:
+            _copy_bytes(tools.root / path, judged / path)
+        sandbox_mode = "none" if tools.sandbox == "none" else "auto"
+        return RepoTools(judged, task=task, test_timeout=tools.test_timeout, sandbox_mode=sandbox_mode).run_tests()
+
+
+def verdict(final_tests, tests_unchanged, start_tests):
+    """"repaired" only when the clean run collected and passed every test the start run
+    counted, with none failed or errored, and the test files are byte-for-byte the shipped ones."""
+    if not tests_unchanged:
+        return "tests were modified"
+    expected = start_tests["passed"] + start_tests["failed"] + start_tests["errors"]
+    complete = (final_tests["exit_code"] == 0 and not final_tests.get("timed_out")
+                and final_tests["failed"] == 0 and final_tests["errors"] == 0
+                and final_tests["passed"] == expected > 0)
+    return "repaired" if complete else "not repaired"
+
+
+def snapshot(root, skip_caches=False):
+    """{relative path: sha256} of every file under `root`, without following links; a link
+    or any other non-regular file is recorded by its kind, never opened."""
+    root, found = Path(root), {}
+    for here, folders, files in os.walk(root, onerror=lambda error: None):
+        if skip_caches:
+            folders[:] = [f for f in folders if f not in ("__pycache__", ".pytest_cache")]
+        for name in files + [f for f in folders if os.path.islink(os.path.join(here, f))]:
+            path = os.path.join(here, name)
+            found[Path(path).relative_to(root).as_posix()] = _fingerprint(path)
+    return found
+
+
+def _fingerprint(path):
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return f"not a regular file (mode {stat.filemode(info.st_mode)})"
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as error:
+        return f"unreadable ({type(error).__name__})"
+
+
+def _copy_bytes(source, target):
+    """Copy a regular file's bytes; anything else (gone, a link, a FIFO) means no file."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        fd = None
+    if fd is not None:
+        with os.fdopen(fd, "rb") as handle:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                target.write_bytes(handle.read())
+                return
+    target.unlink(missing_ok=True)
+
+
+def unified_diff(task, workspace):
+    """The unified diff of the editable files, pristine against the workspace."""
+    lines = []
+    for path in task.editable:
+        before, after = _text(task.repo / path), _text(Path(workspace) / path)
+        lines += difflib.unified_diff(before, after, f"a/{path}", f"b/{path}")
+    return "".join(lines)
+
+
+def _text(path):
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace").splitlines(keepends=True)
+    except OSError:
+        return []
