@@ -11,9 +11,12 @@ callable returning chunk dicts shaped like Ollama's), a judge of success (an ind
 pytest run decides that, see verdict.py), or a retry policy (every stop has a named reason).
 """
 import time
+from dataclasses import asdict, dataclass, replace
 
-import loop.turn_policy as policy
-from loop.dispatch import assistant_message, invoke, run_calls
+from loop import turn_policy as policy
+from loop.dispatch import assistant_message, run_calls
+from loop.judge import judge_turn
+from loop.settings import settings_problem
 from loop.text_calls import find_text_calls
 
 now = time.monotonic  # the deadline's clock; a module name so tests can swap in a fake one
@@ -30,57 +33,89 @@ or test output. Never claim the tests pass unless the last run_tests result has 
 When you are done, reply with one short sentence saying what you changed."""
 
 
-def agent_events(chat, tools, task, *, max_turns=8, deadline=None, text_calls="nudge", verify_finish=0):
-    """Yield events for one run until exactly one `stopped` event ends it."""
-    _check_options(max_turns, deadline, text_calls, verify_finish)
-    budget, watch = Budget(deadline), policy.Watch(verify_finish)
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+TOOL_NAMES = ("read_file", "replace_text", "run_tests")  # the allowlist, in the order offered
 
-    for turn in range(1, max_turns + 1):
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """Every setting of one run, with its default, checked once when it is made."""
+    max_turns: int = 8              # model requests at most
+    deadline: float = None          # total wall-clock seconds for the run (None: no budget)
+    text_calls: str = "nudge"       # calls written as text: tell the model ("nudge") or "run" them
+    verify_finish: int = 0          # on "I am done", run the tests and hand failures back, at most N times
+    context: str = "tools"          # the first message: the ticket ("tools"), or ticket, failures and files ("preload")
+    text_edits: str = "off"         # code blocks and diffs in a reply: just text ("off"), or edits ("run")
+    offered_tools: tuple = TOOL_NAMES  # which of the allowlisted tools the model is shown
+    system: str = SYSTEM            # the system prompt
+
+    def __post_init__(self):
+        if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
+            object.__setattr__(self, "offered_tools", tuple(self.offered_tools))
+        problem = settings_problem(self, TOOL_NAMES)
+        if problem:
+            raise ValueError(problem)
+
+    def recorded(self):
+        """The settings as a recording stores them: plain JSON."""
+        return {**asdict(self), "offered_tools": list(self.offered_tools)}
+
+    @classmethod
+    def from_recorded(cls, recorded, **changes):
+        """The settings a recording was made with. Fields it predates take their defaults; keys
+        that are no loop setting (the adapter's options) are left out."""
+        known = {key: value for key, value in recorded.items() if key in cls.__dataclass_fields__}
+        return cls(**{**known, **changes})
+
+
+def agent_events(chat, tools, task, settings=None, **fields):
+    """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
+    LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError
+    before any request."""
+    settings = replace(settings or LoopSettings(), **fields)
+    run = Run(settings, tools, task)
+
+    for turn in range(1, settings.max_turns + 1):
         # 1. Check the budget, then ask. A fresh list per request: a recorder keeps it as sent.
-        if budget.spent():
+        if run.budget.spent():
             yield _stopped(turn - 1, "deadline")
             return
         yield {"type": "model_start", "turn": turn}
         # 2. Read the whole streamed answer; nothing runs before it is complete.
-        outcome = yield from _stream_turn(lambda: chat([*messages], tools.schemas), turn, budget)
+        outcome = yield from _stream_turn(lambda: chat([*run.messages], run.schemas), turn, run.budget)
         if "stop" in outcome:
             yield _stopped(turn, outcome["stop"], outcome.get("error"))
             return
         # 3. Its calls: native ones, or (only without native ones) calls written as text.
         calls = outcome["tool_calls"]
-        written = [] if calls else find_text_calls(outcome["content"], tools.schemas)
-        if written and text_calls == "run":
+        written = [] if calls else find_text_calls(outcome["content"], run.schemas)
+        if written and settings.text_calls == "run":
             calls = written
         # 4. The conversation gains one assistant message.
-        messages.append(assistant_message(outcome, calls))
+        run.messages.append(assistant_message(outcome, calls))
         # 5. Run the calls; each result goes back as one tool message, in call order.
-        ran = yield from run_calls(tools, calls, bool(written), turn, budget, watch, messages)
+        ran = yield from run_calls(run, calls, bool(written), turn)
         if ran.get("stop"):
             yield _stopped(turn, ran["stop"])
             return
         # 6. Judge the turn: stop, or correct the model and go on.
-        stop = yield from _judge_turn(turn, outcome, calls, written, ran, tools, watch, budget, messages)
+        stop = yield from judge_turn(run, turn, outcome, calls, written, ran)
         if stop:
             yield _stopped(turn, stop)
             return
     # The last turn's tools ran, but request max_turns + 1 is never started.
-    yield _stopped(max_turns, "max_turns")
+    yield _stopped(settings.max_turns, "max_turns")
 
 
-def _check_options(max_turns, deadline, text_calls, verify_finish):
-    """Validate before any request: a bool is an int in Python, but never a budget."""
-    def count(value):
-        return isinstance(value, int) and not isinstance(value, bool)
-    if not count(max_turns) or max_turns < 1:
-        raise ValueError(f"max_turns must be a positive int, not {max_turns!r}")
-    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, (int, float))
-                                 or not deadline > 0):
-        raise ValueError(f"deadline must be a positive number of seconds or None, not {deadline!r}")
-    if text_calls not in ("nudge", "run"):
-        raise ValueError(f"text_calls must be 'nudge' or 'run', not {text_calls!r}")
-    if not count(verify_finish) or verify_finish < 0:
-        raise ValueError(f"verify_finish must be an int >= 0, not {verify_finish!r}")
+class Run:
+    """What one run keeps from turn to turn: its settings, tools and budget, the schemas it
+    offers (chosen once), the policies' memory (turn_policy.Watch) and the conversation."""
+
+    def __init__(self, settings, tools, task):
+        self.settings, self.tools = settings, tools
+        self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
+        self.names = [s["function"]["name"] for s in self.schemas]
+        self.budget, self.watch = Budget(settings.deadline), policy.Watch(settings.verify_finish)
+        self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
 
 
 class Budget:
@@ -138,59 +173,6 @@ def close_quietly(stream):
         getattr(stream, "close", lambda: None)()
     except Exception:  # noqa: BLE001 - a stream that fails to close must not end the run
         pass
-
-
-def _judge_turn(turn, outcome, calls, written, ran, tools, watch, budget, messages):
-    """After a turn: return a stop reason, or None (after appending any correction)."""
-    correction = _malformed(turn, outcome, calls, written, ran, tools)
-    if correction:
-        if watch.malformed_turn():
-            return "format_errors"
-    else:
-        watch.well_formed_turn()
-        if ran["repeated"]:
-            if watch.warned_stuck:
-                return "no_progress"  # it was told once already
-            watch.warned_stuck = True
-            correction = policy.no_progress_nudge(turn, ran["repeated"])
-        elif not calls:
-            # A complete turn with text and no calls: the model says it is done.
-            correction = yield from _check_finish(turn, tools, watch, budget)
-            if correction is None:
-                return "assistant_finished"
-    if correction:
-        yield correction
-        messages.append({"role": "user", "content": correction["text"]})
-    return None
-
-
-def _malformed(turn, outcome, calls, written, ran, tools):
-    """The correction for a malformed turn, or None: every call refused, calls only
-    written as text (under text_calls="nudge"), or nothing at all."""
-    names = [schema["function"]["name"] for schema in tools.schemas]
-    if calls and ran["executed"] == 0:
-        return policy.refused_nudge(turn, ran["results"], names)
-    if not calls and written:
-        return policy.text_call_nudge(turn, written)
-    if not calls and not outcome["content"].strip():
-        return policy.empty_turn_nudge(turn, names)
-    return None
-
-
-def _check_finish(turn, tools, watch, budget):
-    """verify_finish: run the tests for a model that says it is done; a nudge if they fail."""
-    if watch.checks_left == 0 or budget.spent() or "run_tests" not in {
-            schema["function"]["name"] for schema in tools.schemas}:
-        return None
-    watch.checks_left -= 1
-    event = {"type": "tool_start", "turn": turn, "index": 0, "name": "run_tests", "arguments": {},
-             "by_harness": True}
-    yield event
-    result = invoke(tools, "run_tests", {}, budget)
-    yield {**event, "type": "tool_result", "result": result}
-    if result.get("exit_code") == 0:
-        return None
-    return policy.tests_fail_nudge(turn, result)
 
 
 def _stopped(turn, reason, error=None):

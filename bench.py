@@ -30,7 +30,7 @@ from agent_loop import agent_events
 from loop.text_calls import find_text_calls
 from replay import ReplayModel, replay
 from repo_tools import SCHEMAS, RepoTools
-from runs.recording import load
+from runs.recording import load, loop_settings
 from testing.scripted import done, text
 from workspace.task_catalog import fresh_copy, load_task
 
@@ -83,8 +83,7 @@ def replay_profile(recording):
     with tempfile.TemporaryDirectory() as folder:
         tools = TimedTools(RepoTools(fresh_copy(task, folder), task=task))
         started = time.perf_counter()
-        events = list(agent_events(ReplayModel(recording), tools, recording["task"],
-                                   max_turns=recording["settings"]["max_turns"]))
+        events = list(agent_events(ReplayModel(recording), tools, recording["task"], loop_settings(recording)))
         wall = time.perf_counter() - started
     assert events[-1]["reason"] == recording["stop"]["reason"], "the replay drifted; fix that first"
     return wall, tools.seconds, len(recording["turns"])

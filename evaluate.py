@@ -34,10 +34,11 @@ from runs.flags import (
     check_model_flags,
     make_model,
     positive,
+    settings_from,
     start_deadline,
 )
 from runs.printer import OneLineParser, clean, fail, run_cli
-from runs.recording import FORMAT, load, run_recorded, save
+from runs.recording import load, recording_of, run_recorded, save
 from testing.scripted import ScriptedChat
 from workspace.task_catalog import fresh_copy, load_task, task_names
 
@@ -160,19 +161,17 @@ def run_attempt(args, info, commit, name, k):
     task, started = load_task(name), time.perf_counter()
     if args.scripted:
         about, turns = attempt_script(name, k)
-        chat, head = ScriptedChat(*turns), {"source": "scripted", "about": about}
-        server = {"api": "scripted", "url": None}
+        chat, source, server = ScriptedChat(*turns), "scripted", {"api": "scripted", "url": None}
     else:
-        chat, head = make_model(args), {"source": "live"}
+        chat, source, about = make_model(args), "live", None
         server = {"api": args.api, "url": chat.url}
     with tempfile.TemporaryDirectory(prefix="coding-loop-eval-") as folder:
         tools = RepoTools(fresh_copy(task, folder), task=task)
         if not args.scripted:
             start_deadline(chat, args.deadline)
-        body = run_recorded(chat, tools, max_turns=args.max_turns, deadline=args.deadline,
-                            text_calls=args.text_calls, verify_finish=args.verify_finish)
-    body["settings"].update(getattr(chat, "recorded_settings", {}))
-    attempt = {"format": FORMAT, **head, "model": info, "server": server, **body,
+        body = run_recorded(chat, tools, settings_from(args))
+    attempt = {**recording_of(body, source=source, about=about, model=info, server=server,
+                              adapter=getattr(chat, "recorded_settings", {})),
                "attempt_id": f"{name}-{k}", "commit": commit, "seconds": round(time.perf_counter() - started, 2)}
     if body["stop"]["reason"] == "model_error":
         attempt["infra_failure"] = body["stop"].get("error", "model_error")

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import make_model, parse_args, start_deadline
+from runs.flags import make_model, parse_args, settings_from, start_deadline
 from runs.printer import Printer, clean, fail, run_cli, summarise
-from runs.recording import FORMAT, run_recorded, save
+from runs.recording import recording_of, run_recorded, save
 from workspace.task_catalog import fresh_copy, load_task
 
 
@@ -51,9 +51,7 @@ def main(argv=None):
         show.line(f"starting tests: {summarise(start_tests)}")
         try:
             start_deadline(model, args.deadline)
-            body = run_recorded(model, tools, max_turns=args.max_turns, deadline=args.deadline,
-                                text_calls=args.text_calls, verify_finish=args.verify_finish,
-                                start_tests=start_tests, on_event=show)
+            body = run_recorded(model, tools, settings_from(args), start_tests=start_tests, on_event=show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
@@ -77,12 +75,9 @@ def output_problem(output):
 
 def write(args, model, model_info, body, show):
     """Label, save and report the recording; exit 0 whatever the verdict."""
-    body["settings"].update(getattr(model, "recorded_settings", {}))
-    head = {"format": FORMAT, "source": "scripted" if args.scripted else "live"}
-    if args.scripted:
-        head["about"] = args.scripted
-    recording = {**head, "model": {"name": model_info["name"], "digest": args.model_digest or model_info["digest"]},
-                 "server": {"api": args.api, "url": model.url}, **body}
+    recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
+                             model={"name": model_info["name"], "digest": args.model_digest or model_info["digest"]},
+                             server={"api": args.api, "url": model.url}, adapter=model.recorded_settings)
     output = args.output
     try:
         save(output, recording)

@@ -21,7 +21,7 @@ from pathlib import Path
 from agent_loop import agent_events
 from repo_tools import RepoTools, schemas_for
 from runs.printer import OneLineParser, Printer, clean, fail, run_cli, summarise
-from runs.recording import load, plain_copy, run_recorded, sample_hashes
+from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
     RequestDrift,
     check_request,
@@ -95,18 +95,15 @@ def replay(path, *, check_requests=True, served=False):
     if recording["sample"] != sample_hashes(task.repo):
         raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")
-    model, settings = ReplayModel(recording, check_requests), recording["settings"]
-    options = {"max_turns": settings["max_turns"], "text_calls": settings.get("text_calls", "nudge"),
-               "verify_finish": settings.get("verify_finish", 0)}
+    model, settings = ReplayModel(recording, check_requests), loop_settings(recording)
     if served:
-        events = list(agent_events(model, ServedTools(recording), recording["task"], **options))
+        events = list(agent_events(model, ServedTools(recording), recording["task"], settings))
         final_tests, verdict = recording["final_tests"], recording.get("verdict")
         differences = event_differences(recording["events"], events)
     else:
         with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
-            # No deadline: wall-clock time is not part of what a replay reproduces.
-            body = run_recorded(model, RepoTools(fresh_copy(task, folder), task=task),
-                                prompt=recording["task"], **options)
+            body = run_recorded(model, RepoTools(fresh_copy(task, folder), task=task), settings,
+                                prompt=recording["task"])
         events, final_tests, verdict = body["events"], body["final_tests"], body["verdict"]
         differences = outcome_differences(recording, events, final_tests)
     if model.unplayed > 0:

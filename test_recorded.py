@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import agent_loop
 from loop import turn_policy
 from replay import ReplayModel, main, replay
-from runs.recording import FORMAT, load, sample_hashes
+from runs.recording import FORMAT, load, sample_hashes, save
 from runs.replay_check import RequestDrift, without_machine_fields
 from workspace import task_catalog
 
@@ -144,9 +143,13 @@ def test_a_request_beyond_the_recording_raises():
         model([], [])
 
 
-def test_a_changed_system_prompt_is_caught_as_drift(monkeypatch):
-    monkeypatch.setattr(agent_loop, "SYSTEM", agent_loop.SYSTEM + " Be brief.")
-    result = replay(HERE / "recordings/fix_in_one_edit.json", served=True)
+def test_a_changed_system_prompt_is_caught_as_drift(tmp_path):
+    # The prompt is a setting the recording keeps: a replay sends the recorded one, so a
+    # recording whose prompt was changed no longer matches the requests it recorded.
+    recording = load(HERE / "recordings/fix_in_one_edit.json")
+    recording["settings"]["system"] = recording["system"] + " Be brief."
+    save(tmp_path / "edited.json", recording)
+    result = replay(tmp_path / "edited.json", served=True)
     assert "RequestDrift: turn 1, message 0 (system): field 'content'" in result["events"][-1]["error"]
     assert result["differences"] and "stopped" in result["differences"][0]
 

@@ -13,25 +13,26 @@ import loop.turn_policy as policy
 from loop.tool_checks import argument_problem
 
 
-def run_calls(tools, calls, written_as_text, turn, budget, watch, messages):
-    """Run each call (at most MAX_CALLS_PER_TURN); return what ran, or a deadline stop."""
-    schemas = {schema["function"]["name"]: schema for schema in tools.schemas}
+def run_calls(run, calls, written_as_text, turn):
+    """Run each call (at most MAX_CALLS_PER_TURN); return what ran, or a deadline stop. Only
+    the tools the run offers can run (agent_loop.Run.schemas)."""
+    schemas = {schema["function"]["name"]: schema for schema in run.schemas}
     ran = {"executed": 0, "results": [], "repeated": None}
     for index, call in enumerate(calls):
-        if budget.spent():
+        if run.budget.spent():
             return {"stop": "deadline"}
         name, arguments = name_and_arguments(call)
         start = {"type": "tool_start", "turn": turn, "index": index, "name": name, "arguments": arguments,
                  **({"written_as_text": True} if written_as_text else {})}
         yield start
         refusal = _refusal(schemas, name, arguments, index)
-        result = {"error": refusal} if refusal else invoke(tools, name, arguments, budget)
+        result = {"error": refusal} if refusal else invoke(run.tools, name, arguments, run.budget)
         if not refusal:
             ran["executed"] += 1
-            ran["repeated"] = watch.executed_call(name, arguments, result) or ran["repeated"]
+            ran["repeated"] = run.watch.executed_call(name, arguments, result) or ran["repeated"]
         ran["results"].append(result)
         yield {**start, "type": "tool_result", "result": result}
-        messages.append({"role": "tool", "tool_name": name or "", "content": json.dumps(result)})
+        run.messages.append({"role": "tool", "tool_name": name or "", "content": json.dumps(result)})
     return ran
 
 

@@ -11,6 +11,7 @@ import datetime
 import time
 from pathlib import Path
 
+from agent_loop import LoopSettings
 from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel
 from runs.printer import OneLineParser
 
@@ -49,6 +50,12 @@ def add_loop_flags(parser):
                         help="tool calls written as text: tell the model (nudge, default) or run them")
     parser.add_argument("--verify-finish", type=positive(int, allow_zero=True), default=0, metavar="N",
                         help="run the tests when the model finishes; hand failures back at most N times")
+
+
+def settings_from(args):
+    """The run's LoopSettings from the parsed flags; a bad combination is a ValueError."""
+    return LoopSettings(max_turns=args.max_turns, deadline=args.deadline, text_calls=args.text_calls,
+                        verify_finish=args.verify_finish)
 
 
 def parse_args(argv=None, description="Record one live run of the coding loop."):

@@ -14,7 +14,7 @@ import re
 import time
 from pathlib import Path
 
-from agent_loop import SYSTEM, agent_events, close_quietly
+from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
 from repo_tools import write_atomic
 from runs.recording_check import check_recording
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
@@ -85,20 +85,17 @@ def fresh_sample(folder):
     return fresh_copy(load_task(SAMPLE_TASK), folder)
 
 
-def run_recorded(chat, tools, *, prompt=None, max_turns=8, deadline=None, text_calls="nudge",
-                 verify_finish=0, on_event=None, start_tests=None):
-    """Run the loop on `tools.root` (a fresh copy) and return the recording's body."""
+def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, start_tests=None):
+    """Run the loop on `tools.root` (a fresh copy) with `settings` (a LoopSettings) and return
+    the recording's body: everything but the head (`recording_head`) and the adapter's options."""
+    settings = settings or LoopSettings()
     sample = sample_hashes(tools.root)
     prompt = tools.task.prompt() if prompt is None else prompt
     started = time.perf_counter()
     start_tests = start_tests or tools.run_tests()
     start_s = round(time.perf_counter() - started, 4)
     recorder, events, tool_s = Recorder(chat), [], []
-    settings = {"max_turns": max_turns, "deadline": deadline, "text_calls": text_calls,
-                "verify_finish": verify_finish}
-    loop = agent_events(recorder, tools, prompt, max_turns=max_turns, deadline=deadline,
-                        text_calls=text_calls, verify_finish=verify_finish)
-    for event in loop:
+    for event in agent_events(recorder, tools, prompt, settings):
         if event["type"] == "tool_start":
             tool_started = time.perf_counter()
         elif event["type"] == "tool_result":
@@ -110,13 +107,28 @@ def run_recorded(chat, tools, *, prompt=None, max_turns=8, deadline=None, text_c
     judged = judge(tools, start_tests)
     return {
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "task_name": tools.task.name, "task": prompt, "system": SYSTEM, "tools": tools.schemas,
-        "settings": settings, "sample": sample, "sandbox": tools.sandbox,
+        "task_name": tools.task.name, "task": prompt, "system": settings.system, "tools": tools.schemas,
+        "settings": settings.recorded(), "sample": sample, "sandbox": tools.sandbox,
         "start_tests": start_tests, **judged,
         "turns": recorder.turns, "events": events, "stop": events[-1],
         "timings": {"model_s": recorder.model_s, "tool_s": tool_s, "start_tests_s": start_s,
                     "verdict_s": round(time.perf_counter() - started, 4)},
     }
+
+
+def recording_of(body, *, source, model, server, adapter=None, about=None):
+    """The whole recording: its head (format, source, what it is about, model, server), then the
+    body from run_recorded, with the adapter's own settings (its options) beside the loop's."""
+    head = {"format": FORMAT, "source": source, **({"about": about} if about else {}),
+            "model": {"name": model["name"], "digest": model.get("digest")}, "server": server}
+    return {**head, **body, "settings": {**body["settings"], **(adapter or {})}}
+
+
+def loop_settings(recording):
+    """The LoopSettings a recording was made with (its system prompt included), for a replay.
+    Wall-clock time is not part of what a replay reproduces, so the deadline is left out."""
+    recorded = {"system": recording.get("system", SYSTEM), **recording["settings"]}
+    return LoopSettings.from_recorded(recorded, deadline=None)
 
 
 def save(path, recording):

@@ -9,7 +9,7 @@ import pytest
 from agent_loop import agent_events
 from loop.turn_policy import MAX_CALLS_PER_TURN
 from replay import ReplayModel, ServedTools
-from runs.recording import load
+from runs.recording import load, loop_settings
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX_NEW, FIX_OLD, READ, of_type, results, run
 
@@ -195,11 +195,10 @@ def _cut(text, rng):
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
 def test_a_turn_resplit_at_random_points_gives_the_identical_next_request(path):
     recording, rng = load(path), random.Random(path.stem)
-    settings = recording["settings"]
+    settings = loop_settings(recording)
     for _ in range(25):
         changed = {**recording, "turns": [{**turn, "chunks": resplit(turn["chunks"], rng)} for turn in recording["turns"]]}
         model = ReplayModel(changed)  # checks every request against the recorded one
-        events = list(agent_events(model, ServedTools(changed), recording["task"], max_turns=settings["max_turns"],
-                                   text_calls=settings["text_calls"], verify_finish=settings["verify_finish"]))
+        events = list(agent_events(model, ServedTools(changed), recording["task"], settings))
         assert events[-1] == recording["stop"], events[-1]
         assert model.unplayed == 0

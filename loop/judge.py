@@ -1,0 +1,67 @@
+"""Judging a turn once its calls have run: finished, malformed, stuck, or go on.
+
+agent_loop.py calls `judge_turn` as the sixth step of every turn. It answers with a stop
+reason, or with None after appending any correction (a `nudge`) to the conversation; the
+words of every correction and the memory across turns (turn_policy.Watch) live in
+turn_policy.py, so this file reads as the decisions alone.
+
+What this file deliberately is not: a verdict. `verify_finish` runs the tests to hand
+failures back to the model; whether the repair worked is decided after the run, independently.
+"""
+from loop import turn_policy as policy
+from loop.dispatch import invoke
+
+
+def judge_turn(run, turn, outcome, calls, written, ran):
+    """After a turn: return a stop reason, or None (after appending any correction)."""
+    watch = run.watch
+    correction = _malformed(run, turn, outcome, calls, written, ran)
+    if correction:
+        if watch.malformed_turn():
+            return "format_errors"
+    else:
+        watch.well_formed_turn()
+        if ran["repeated"]:
+            if watch.warned_stuck:
+                return "no_progress"  # it was told once already
+            watch.warned_stuck = True
+            correction = policy.no_progress_nudge(turn, ran["repeated"])
+        elif not calls:
+            # A complete turn with text and no calls: the model says it is done.
+            correction = yield from _check_finish(run, turn)
+            if correction is None:
+                return "assistant_finished"
+    if correction:
+        yield correction
+        run.messages.append({"role": "user", "content": correction["text"]})
+    return None
+
+
+def _malformed(run, turn, outcome, calls, written, ran):
+    """The correction for a malformed turn, or None: every call refused, calls only
+    written as text (under text_calls="nudge"), or nothing at all."""
+    if calls and ran["executed"] == 0:
+        return policy.refused_nudge(turn, ran["results"], run.names)
+    if not calls and written:
+        return policy.text_call_nudge(turn, written)
+    if not calls and not outcome["content"].strip():
+        return policy.empty_turn_nudge(turn, run.names)
+    return None
+
+
+def _check_finish(run, turn):
+    """verify_finish: run the tests for a model that says it is done; a nudge if they fail.
+    The harness runs them itself, so the check works whether or not run_tests is offered."""
+    watch, budget = run.watch, run.budget
+    if watch.checks_left == 0 or budget.spent() or not any(
+            schema["function"]["name"] == "run_tests" for schema in run.tools.schemas):
+        return None
+    watch.checks_left -= 1
+    event = {"type": "tool_start", "turn": turn, "index": 0, "name": "run_tests", "arguments": {},
+             "by_harness": True}
+    yield event
+    result = invoke(run.tools, "run_tests", {}, budget)
+    yield {**event, "type": "tool_result", "result": result}
+    if result.get("exit_code") == 0:
+        return None
+    return policy.tests_fail_nudge(turn, result)

@@ -1,0 +1,30 @@
+"""Checking a run's settings once, before any request: every field of agent_loop.LoopSettings.
+
+What this file deliberately is not: where the settings or their defaults live (LoopSettings
+in agent_loop.py holds both), or a parser of flags (runs/flags.py turns flags into settings).
+"""
+
+
+def _count(value):
+    """A whole number that is not a bool: True is an int in Python, but never a budget."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def settings_problem(s, tool_names):
+    """Why these settings cannot run, or None."""
+    deadline_fine = s.deadline is None or (
+        isinstance(s.deadline, (int, float)) and not isinstance(s.deadline, bool) and s.deadline > 0)
+    offered_fine = (isinstance(s.offered_tools, tuple) and len(set(s.offered_tools)) == len(s.offered_tools)
+                    and all(name in tool_names for name in s.offered_tools))
+    checks = [
+        (_count(s.max_turns) and s.max_turns >= 1, f"max_turns must be a positive int, not {s.max_turns!r}"),
+        (deadline_fine, f"deadline must be a positive number of seconds or None, not {s.deadline!r}"),
+        (s.text_calls in ("nudge", "run"), f"text_calls must be 'nudge' or 'run', not {s.text_calls!r}"),
+        (_count(s.verify_finish) and s.verify_finish >= 0, f"verify_finish must be an int >= 0, not {s.verify_finish!r}"),
+        (s.context in ("tools", "preload"), f"context must be 'tools' or 'preload', not {s.context!r}"),
+        (s.text_edits in ("off", "run"), f"text_edits must be 'off' or 'run', not {s.text_edits!r}"),
+        (offered_fine, f"offered_tools must be allowlisted tool names ({', '.join(tool_names)}), each at "
+                       f"most once, not {str(s.offered_tools)[:200]}"),
+        (isinstance(s.system, str) and s.system.strip() != "", "system must be a non-empty prompt"),
+    ]
+    return next((problem for fine, problem in checks if not fine), None)
