@@ -29,7 +29,7 @@ import evaluate
 from agent_loop import agent_events
 from loop.text_calls import find_text_calls
 from replay import ReplayModel, replay
-from repo_tools import SCHEMAS, RepoTools
+from repo_tools import RepoTools, schemas_for
 from runs.recording import load, loop_settings
 from testing.scripted import done, text
 from workspace.task_catalog import fresh_copy, load_task
@@ -72,9 +72,10 @@ def parse_microseconds():
     """Microseconds to find the one call in a 2 KB reply of prose and code."""
     prose = "I looked at the function and the failing test; the separators are the problem. " * 22
     reply = prose[:1900] + '\n```json\n{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n```'
-    assert len(find_text_calls(reply, SCHEMAS)) == 1
+    schemas = schemas_for(load_task())
+    assert len(find_text_calls(reply, schemas)) == 1
     runs = 2000
-    return min(timeit.repeat(lambda: find_text_calls(reply, SCHEMAS), number=runs, repeat=5)) / runs * 1e6
+    return min(timeit.repeat(lambda: find_text_calls(reply, schemas), number=runs, repeat=5)) / runs * 1e6
 
 
 def replay_profile(recording):

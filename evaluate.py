@@ -27,19 +27,13 @@ from evaluation.grades import claim, grade, markdown_table, summarise
 from evaluation.report import write_report
 from evaluation.scripted_attempts import attempt_script
 from local_model import ModelUnavailable
-from repo_tools import RepoTools, write_atomic
-from runs.flags import (
-    add_loop_flags,
-    add_model_flags,
-    check_model_flags,
-    make_model,
-    positive,
-    settings_from,
-    start_deadline,
-)
+from repo_tools import RepoTools
+from runs.flags import (add_loop_flags, add_model_flags, check_model_flags, make_model, positive, settings_from,
+                        start_deadline)
 from runs.printer import OneLineParser, clean, fail, run_cli
 from runs.recording import load, recording_of, run_recorded, save
 from testing.scripted import ScriptedChat
+from workspace.files import write_atomic
 from workspace.task_catalog import fresh_copy, load_task, task_names
 
 HERE = Path(__file__).parent

@@ -22,13 +22,7 @@ from agent_loop import agent_events
 from repo_tools import RepoTools, schemas_for
 from runs.printer import OneLineParser, Printer, clean, fail, run_cli, summarise
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
-from runs.replay_check import (
-    RequestDrift,
-    check_request,
-    check_tools,
-    event_differences,
-    outcome_differences,
-)
+from runs.replay_check import RequestDrift, check_request, check_tools, event_differences, outcome_differences
 from workspace import sandbox
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
 

@@ -11,11 +11,11 @@ claims. Tool problems raise ValueError / TypeError / OSError; the loop turns the
 """
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from loop.tool_checks import argument_problem
 from workspace import sandbox
+from workspace.files import write_atomic
 from workspace.pytest_run import run_pytest
 from workspace.task_catalog import load_task
 
@@ -43,17 +43,14 @@ def schemas_for(task):
             _schema("run_tests", "Run the repository's tests with pytest; exit_code 0 means they all pass.")]
 
 
-SAMPLE = load_task()
-SCHEMAS = schemas_for(SAMPLE)
-
-
 class RepoTools:
-    def __init__(self, root, *, task=SAMPLE, test_timeout=15.0, sandbox_mode="auto"):
-        """sandbox_mode: "auto" (bubblewrap where it works), "require" (raise if it does not), "none"."""
+    def __init__(self, root, *, task=None, test_timeout=15.0, sandbox_mode="auto"):
+        """task: a workspace.task_catalog.Task (default: the sample's). sandbox_mode: "auto"
+        (bubblewrap where it works), "require" (raise if it does not), "none"."""
         if sandbox_mode not in ("auto", "require", "none"):
             raise ValueError(f"sandbox_mode must be 'auto', 'require' or 'none', not {sandbox_mode!r}")
-        self.root, self.task = Path(root).resolve(), task
-        self.schemas = schemas_for(task)
+        self.root, self.task = Path(root).resolve(), task or load_task()
+        self.schemas = schemas_for(self.task)
         self.test_timeout = test_timeout
         self.sandbox, self.sandbox_warning = ("none", "sandbox turned off") if sandbox_mode == "none" else sandbox.detect()
         if sandbox_mode == "require" and self.sandbox == "none":
@@ -126,19 +123,3 @@ class RepoTools:
         if relative not in allowed:
             raise ValueError(f"{path!r} is not allowed here; allowed files: {', '.join(allowed)}")
         return relative
-
-
-def write_atomic(path, text):
-    """Write text to a temp file beside `path`, then rename: readers never see half a file.
-    The mode is kept but always readable (0644 at least), so sandboxed tests can read it."""
-    path = Path(path)
-    mode = (path.stat().st_mode & 0o777 if path.exists() else 0) | 0o644
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
-            handle.write(text)
-        os.chmod(temp, mode)  # mkstemp makes 0600
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise

@@ -13,12 +13,11 @@ What this file deliberately is not: a dashboard, a template engine or a web app 
 """
 import html
 import json
-import os
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
 from runs.printer import clean, summarise
+from workspace.files import write_atomic
 
 VERDICT_COLOURS = {"repaired": "#2e7d32", "not repaired": "#c62828",
                    "tests were modified": "#6a1b9a", "infra failure": "#9e9e9e"}
@@ -82,18 +81,10 @@ def render_report(summary, attempts):
 
 
 def write_report(folder, summary, attempts):
-    """Write `folder/report.html` atomically (temp file, then rename); return its path."""
+    """Write `folder/report.html` atomically (temp file, then rename; 0644 like every file the
+    project writes); return its path."""
     path = Path(folder) / "report.html"
-    text = render_report(summary, attempts)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".report-", suffix=".tmp")
-    try:
-        # backslashreplace: a lone surrogate that slipped through must not lose the page.
-        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    write_atomic(path, render_report(summary, attempts))
     return path
 
 

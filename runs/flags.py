@@ -95,9 +95,7 @@ def make_model(args):
     options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")
                if getattr(args, key) is not None}
     if args.api == "openai":
-        from openai_model import (
-            OpenAIModel,  # imported only when asked for: it is the slowest import here
-        )
+        from openai_model import OpenAIModel  # imported only when asked for: it is the slowest import here
         model = OpenAIModel(args.model, args.base_url, options=options, timeout=TIMEOUT)
         model.url, model.recorded_settings = args.base_url, {"options": model.sent_options}
         return model

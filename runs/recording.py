@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
-from repo_tools import write_atomic
 from runs.recording_check import check_recording
+from workspace.files import snapshot, write_atomic
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
-from workspace.verdict import judge, snapshot, verdict  # noqa: F401 - `recording.verdict` is the contract's name
+from workspace.verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
 FORMAT = "coding-loop-recording/1"
 

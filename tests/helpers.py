@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 
 from agent_loop import agent_events
-from repo_tools import SAMPLE
+from repo_tools import schemas_for
 from testing.scripted import call
-from workspace.task_catalog import solution_edits
+from workspace.task_catalog import load_task, solution_edits
 
+SAMPLE = load_task()  # the card's sample task, path_rules
+SCHEMAS = schemas_for(SAMPLE)  # its tool schemas
 # The one-line repair of the sample (normalise Windows separators before splitting), from
 # tasks/path_rules/solution.json: one definition for every test and script.
 (_FIX,) = solution_edits(SAMPLE)

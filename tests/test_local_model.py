@@ -5,10 +5,9 @@ import pytest
 
 from agent_loop import agent_events
 from local_model import OPTIONS, LocalModel, ModelUnavailable
-from repo_tools import SCHEMAS
 from testing.fake_ollama import Drop, HttpError, Stall
 from testing.scripted import call, calls, done, text, thinking
-from tests.helpers import FIX, closed_port, of_type
+from tests.helpers import FIX, SCHEMAS, closed_port, of_type
 
 TASK = "Fix the failing test."
 

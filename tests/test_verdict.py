@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from repo_tools import SAMPLE, RepoTools
-from tests.helpers import FIX_NEW, FIX_OLD
+from repo_tools import RepoTools
+from tests.helpers import FIX_NEW, FIX_OLD, SAMPLE
 from workspace import sandbox
 from workspace.task_catalog import fresh_copy, load_task, solution_edits
 from workspace.verdict import judge, verdict

@@ -20,6 +20,7 @@ import tempfile
 import threading
 
 from workspace import sandbox
+from workspace.files import remove_tree
 
 OUTPUT_CHARS = 4000
 HEAD_CHARS = 1000    # pytest's first lines (collection errors) matter as much as its summary
@@ -67,17 +68,6 @@ def run_pytest(root, timeout, sandbox_name):
 
 def _env(home):
     return {**CLEAN_ENV, "HOME": str(home)}
-
-
-def remove_tree(folder):
-    """Remove a folder whatever tested code left in it (modes 000, deep trees, links)."""
-    def allow_and_retry(function, path, _error):
-        try:
-            os.chmod(os.path.dirname(path), 0o700)
-            function(path)
-        except OSError:
-            pass  # what cannot go stays in the temp folder; the run is not affected
-    shutil.rmtree(folder, onerror=allow_and_retry)
 
 
 def _shorten(output, dropped=0):

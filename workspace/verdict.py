@@ -12,13 +12,13 @@ inside the tested module (patching pytest's own reporting). The tests run in pyt
 process, so no test-based verdict can rule that out; the diff in the recording shows it.
 """
 import difflib
-import hashlib
 import os
 import stat
 import tempfile
 from pathlib import Path
 
-from repo_tools import RepoTools
+from workspace.files import snapshot
+from workspace.pytest_run import run_pytest
 from workspace.task_catalog import fresh_copy
 
 
@@ -41,14 +41,15 @@ def judge(tools, start_tests):
 
 
 def _final_run(tools):
-    """pytest on a fresh pristine copy holding only the editable files' bytes from the workspace."""
+    """pytest on a fresh pristine copy holding only the editable files' bytes from the workspace,
+    with the same command, timeout and sandbox as the run's own tests."""
     task = tools.task
     with tempfile.TemporaryDirectory(prefix="coding-loop-verdict-") as folder:
         judged = fresh_copy(task, folder)
         for path in task.editable:
             _copy_bytes(tools.root / path, judged / path)
-        sandbox_mode = "none" if tools.sandbox == "none" else "auto"
-        return RepoTools(judged, task=task, test_timeout=tools.test_timeout, sandbox_mode=sandbox_mode).run_tests()
+        result = {**run_pytest(judged, tools.test_timeout, tools.sandbox), "sandbox": tools.sandbox}
+    return {**result, "sandbox_warning": tools.sandbox_warning} if tools.sandbox_warning else result
 
 
 def verdict(final_tests, tests_unchanged, start_tests):
@@ -61,30 +62,6 @@ def verdict(final_tests, tests_unchanged, start_tests):
                 and final_tests["failed"] == 0 and final_tests["errors"] == 0
                 and final_tests["passed"] == expected > 0)
     return "repaired" if complete else "not repaired"
-
-
-def snapshot(root, skip_caches=False):
-    """{relative path: sha256} of every file under `root`, without following links; a link
-    or any other non-regular file is recorded by its kind, never opened."""
-    root, found = Path(root), {}
-    for here, folders, files in os.walk(root, onerror=lambda error: None):
-        if skip_caches:
-            folders[:] = [f for f in folders if f not in ("__pycache__", ".pytest_cache")]
-        for name in files + [f for f in folders if os.path.islink(os.path.join(here, f))]:
-            path = os.path.join(here, name)
-            found[Path(path).relative_to(root).as_posix()] = _fingerprint(path)
-    return found
-
-
-def _fingerprint(path):
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode):
-            return f"not a regular file (mode {stat.filemode(info.st_mode)})"
-        with open(path, "rb") as handle:
-            return hashlib.file_digest(handle, "sha256").hexdigest()
-    except OSError as error:
-        return f"unreadable ({type(error).__name__})"
 
 
 def _copy_bytes(source, target):
