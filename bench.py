@@ -26,6 +26,7 @@ import timeit
 from pathlib import Path
 
 import evaluate
+from runs.printer import OneLineParser, run_cli
 from agent_loop import agent_events
 from loop.text_calls import find_text_calls
 from replay import ReplayModel, replay
@@ -144,7 +145,8 @@ def _results(attempt):
     return [e for e in attempt["events"] if e["type"] == "tool_result"]
 
 
-def main():
+def main(argv=None):
+    OneLineParser(description="Print the benchmarks from one run (read the ratios: the machine is noisy).").parse_args(argv)
     small, large = assembly_seconds(10_000), assembly_seconds(100_000)
     print(f"assembly: 10k chunks {small * 1000:.1f} ms, 100k chunks {large * 1000:.1f} ms, "
           f"ratio {large / small:.1f} (linear is about 10; target at most 12)")
@@ -171,4 +173,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_cli(main)

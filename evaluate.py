@@ -23,13 +23,20 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from evaluation.grades import claim, grade, markdown_table, summarise
+from evaluation.grades import claim, grade, markdown_table, summary_of
 from evaluation.report import write_report
 from evaluation.scripted_attempts import attempt_script
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import (add_loop_flags, add_model_flags, check_model_flags, make_model, positive, settings_from,
-                        start_deadline)
+from runs.flags import (
+    add_loop_flags,
+    add_model_flags,
+    check_model_flags,
+    make_model,
+    positive,
+    settings_from,
+    start_deadline,
+)
 from runs.printer import OneLineParser, clean, fail, run_cli
 from runs.recording import load, recording_of, run_recorded, save
 from testing.scripted import ScriptedChat
@@ -81,7 +88,7 @@ def main(argv=None):
         print(f"\ninterrupted: finished attempts are kept in {args.out}; run the same command to resume",
               file=sys.stderr)
         return 130
-    summary = summarise(sorted(attempts, key=order), args.attempts, info, commit, dirty)
+    summary = summary_of(sorted(attempts, key=order), args.attempts, info, commit, dirty)
     write_atomic(args.out / "summary.json", json.dumps(summary, indent=1) + "\n")
     write_report(args.out, summary, sorted(attempts, key=order))
     print(f"\n{markdown_table(summary)}\n\nwrote {args.out / 'summary.json'} and {args.out / 'report.html'}")

@@ -20,7 +20,7 @@ from pathlib import Path
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
 from runs.flags import make_model, parse_args, settings_from, start_deadline
-from runs.printer import Printer, clean, fail, run_cli, summarise
+from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
 from workspace.task_catalog import fresh_copy, load_task
 
@@ -48,7 +48,7 @@ def main(argv=None):
         show = Printer(show_thinking=args.show_thinking)
         show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of the sample")
         start_tests = tools.run_tests()
-        show.line(f"starting tests: {summarise(start_tests)}")
+        show.line(f"starting tests: {result_line(start_tests)}")
         try:
             start_deadline(model, args.deadline)
             body = run_recorded(model, tools, settings_from(args), start_tests=start_tests, on_event=show)
@@ -87,7 +87,7 @@ def write(args, model, model_info, body, show):
               file=sys.stderr)
         save(output, recording)
     tests = body["final_tests"]
-    show.line(f"verdict: {body['verdict']} (independent pytest: {summarise(tests)}); "
+    show.line(f"verdict: {body['verdict']} (independent pytest: {result_line(tests)}); "
               f"tests unchanged: {body['tests_unchanged']}")
     show.line(f"wrote {output}")
     return 0

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from agent_loop import agent_events
 from repo_tools import RepoTools, schemas_for
-from runs.printer import OneLineParser, Printer, clean, fail, run_cli, summarise
+from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import RequestDrift, check_request, check_tools, event_differences, outcome_differences
 from workspace import sandbox
@@ -39,7 +39,7 @@ class ReplayModel:
     def __init__(self, recording, check_requests=True):
         recording = recording if isinstance(recording, dict) else load(recording)
         self.turns, self.check_requests, self.served = recording["turns"], check_requests, 0
-        self.tools = recording["tools"]  # the schemas the model was shown: part of every request
+        self.schemas = recording["tools"]  # the schemas the model was shown: part of every request
 
     @property
     def unplayed(self):
@@ -52,7 +52,7 @@ class ReplayModel:
         turn = self.turns[self.served - 1]
         if self.check_requests:
             check_request(self.served, turn["request"]["messages"], messages)
-            check_tools(self.served, self.tools, tool_schemas)
+            check_tools(self.served, self.schemas, tool_schemas)
         return self._stream(turn)
 
     def _stream(self, turn):
@@ -142,7 +142,7 @@ def _replay_one(path, served):
     show = Printer()
     for event in result["events"]:
         show(event)
-    print(f"verdict: {clean(str(result['verdict']))} (independent pytest: {summarise(result['final_tests'])})")
+    print(f"verdict: {clean(str(result['verdict']))} (independent pytest: {result_line(result['final_tests'])})")
     if result["differences"]:
         print("DIFFERS from the recording:\n" + "\n".join(f"  - {clean(d)}" for d in result["differences"]) + "\n")
         return False

@@ -67,7 +67,7 @@ def malformed_turns(attempt):
     return count + (events[-1]["reason"] == "format_errors")
 
 
-def summarise(attempts, k, model, commit, dirty):
+def summary_of(attempts, k, model, commit, dirty):
     """summary.json: per task and overall pass rates, stop reasons, well-formed turns, infra failures."""
     graded = [a for a in attempts if "infra_failure" not in a]
     tasks = {}

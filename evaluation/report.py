@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from urllib.parse import quote
 
-from runs.printer import clean, summarise
+from runs.printer import clean, result_line
 from workspace.files import write_atomic
 
 VERDICT_COLOURS = {"repaired": "#2e7d32", "not repaired": "#c62828",
@@ -134,7 +134,7 @@ def _section(attempt):
              f"stopped: <b>{_e(stop.get('reason', 'none'))}</b>"
              + (f" ({_e(stop['error'])})" if "error" in stop else "")]
     if "final_tests" in attempt:
-        parts.append(f" · final tests: {_e(summarise(attempt['final_tests']))}")
+        parts.append(f" · final tests: {_e(result_line(attempt['final_tests']))}")
     parts.append("</p>")
     if "infra_failure" in attempt:
         parts.append(f'<p class="error">Infra failure: {_e(attempt["infra_failure"])}</p>')
@@ -208,7 +208,7 @@ def _tool(event):
     result = event.get("result")
     if not isinstance(result, dict):
         return f'<div class="tool">{call}<p class="error">no result (the run stopped first)</p></div>'
-    line = f"<p class=\"{'error' if 'error' in result else ''}\">→ {_e(summarise(result))}</p>"
+    line = f"<p class=\"{'error' if 'error' in result else ''}\">→ {_e(result_line(result))}</p>"
     body = result.get("output", result.get("text"))
     folded = f"<details><summary>output</summary><pre>{_e(body)}</pre></details>" if body is not None else ""
     return f'<div class="tool">{call}{line}{folded}</div>'

@@ -98,10 +98,10 @@ def _tool_line(event):
     how = " [written as text]" if event.get("written_as_text") else " [by the harness]" if event.get("by_harness") else ""
     if event["type"] == "tool_start":
         return f"> {name}({_arguments(event['arguments'])}){how}"
-    return f"< {name}: {summarise(event['result'])}"
+    return f"< {name}: {result_line(event['result'])}"
 
 
-def summarise(result):
+def result_line(result):
     """One short line for a tool result (or a test run), safe to print."""
     if "error" in result:
         return f"error: {_short(clean(str(result['error'])), 300)}"

@@ -1,7 +1,8 @@
 """A loopback Ollama server that plays scripted turns over the real wire protocol.
 
 It answers `POST /api/chat` with `application/x-ndjson` in chunked transfer encoding, one
-compact Go-style JSON object per line (as ../shared/reference/ollama-wire.md describes), plus
+compact Go-style JSON object per line (no spaces after `:` and `,`, as Ollama's Go encoder writes
+them; the last line has `"done": true`, its `done_reason` and the counts), plus
 `/api/show`, `/api/tags` and `/api/version`, so the real `ollama` SDK talks to it over real
 HTTP. Built on pytest-httpserver, which runs a real Werkzeug server in a thread.
 

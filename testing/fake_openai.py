@@ -4,8 +4,9 @@ It answers `POST /v1/chat/completions` with server-sent events (`data: {json}` l
 followed by a blank line, ending `data: [DONE]`) and `GET /v1/models`, so the real `openai`
 SDK talks to it over real HTTP. Built on pytest-httpserver, like fake_ollama.py.
 
-The builders below write down, one per server, how each server streams a tool call (see
-../shared/reference/real-model-traps.md), so a test reads as documentation of that quirk.
+The builders below write down, one per server, how each server streams a tool call (llama.cpp,
+Ollama's /v1, vLLM and LM Studio each differ: where the id, the name and the argument fragments
+come, and where the finish reason and the usage do), so a test reads as documentation of that quirk.
 `Raw(bytes)` serves a captured stream byte for byte (wire_captures/).
 
 What this file deliberately is not: a model. Each request gets the next scripted turn, in

@@ -1,6 +1,8 @@
 """Write the scripted recordings in recordings/ with the real recorder and a fake server.
 
-    python make_recordings.py
+    python -m testing.make_recordings                 # lists what it would write
+    python -m testing.make_recordings --write         # re-records every scripted recording
+    python -m testing.make_recordings --write NAME    # just one
 
 For each behaviour below, fake_ollama.py serves a hand-written chunk script over Ollama's
 real wire protocol and `record_run.py --scripted ABOUT` records it, exactly as it would
@@ -13,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from runs.printer import OneLineParser, run_cli
 from testing.fake_ollama import FakeOllama
 from testing.scripted import call, calls, done, text, thinking
 from workspace.task_catalog import load_task, solution_edits
@@ -124,8 +127,20 @@ SCRIPTS = {
 }
 
 
-def main():
-    for name, (about, flags, turns) in SCRIPTS.items():
+def main(argv=None):
+    parser = OneLineParser(description="Re-record the scripted recordings in recordings/ (each overwritten).")
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"which (default: all): {', '.join(SCRIPTS)}")
+    parser.add_argument("--write", action="store_true", help="really write them; without it, list what would be written")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.names) - set(SCRIPTS))
+    if unknown:
+        parser.error(f"no scripted recording named {', '.join(unknown)}")
+    chosen = {name: SCRIPTS[name] for name in args.names or SCRIPTS}
+    if not args.write:
+        print("\n".join(f"would write recordings/{name}.json: {about}" for name, (about, _, _) in chosen.items()))
+        print("(pass --write to write them)")
+        return 0
+    for name, (about, flags, turns) in chosen.items():
         output = HERE / "recordings" / f"{name}.json"
         with FakeOllama(*turns) as server:
             command = [sys.executable, "-B", str(HERE / "record_run.py"), "--host", server.url,
@@ -139,4 +154,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

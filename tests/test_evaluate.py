@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from evaluation.grades import claim, grade, markdown_table, pass_at_k, summarise
+from evaluation.grades import claim, grade, markdown_table, pass_at_k, summary_of
 from runs.recording import load
 from tests.helpers import closed_port
 from workspace.task_catalog import load_task
@@ -43,7 +43,7 @@ def test_summary_counts_infra_failures_apart_and_well_formed_turns_from_nudges()
     attempts = [{**load(HERE / "recordings" / f"{name}.json"), "attempt_id": f"path_rules-{k}", "seconds": 2.0}
                 for k, name in enumerate(["fix_in_one_edit", "format_errors", "text_call_nudged"], 1)]
     attempts.append({"attempt_id": "path_rules-4", "task_name": "path_rules", "infra_failure": "server gone"})
-    summary = summarise(attempts, 4, {"name": "m", "digest": None}, "abc", False)
+    summary = summary_of(attempts, 4, {"name": "m", "digest": None}, "abc", False)
     assert summary["tasks"]["path_rules"] == {"attempts": 3, "repaired": 1, "pass@1": pytest.approx(1 / 3),
                                               "pass@k": 1.0}
     assert summary["infra_failures"] == 1 and summary["seconds_per_attempt"] == 2.0

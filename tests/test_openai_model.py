@@ -13,9 +13,24 @@ import pytest
 from agent_loop import agent_events
 from local_model import ModelUnavailable
 from openai_model import OpenAIModel, to_openai_messages
-from testing.fake_openai import (Drop, HttpError, Raw, Stall, delta, llama_cpp_call, lm_studio_call, ollama_v1_call,
-                                 parallel_calls, reasoning, reused_index_calls, text, usage, vllm_call,
-                                 vllm_no_argument_call, without_finish)
+from testing.fake_openai import (
+    Drop,
+    HttpError,
+    Raw,
+    Stall,
+    delta,
+    llama_cpp_call,
+    lm_studio_call,
+    ollama_v1_call,
+    parallel_calls,
+    reasoning,
+    reused_index_calls,
+    text,
+    usage,
+    vllm_call,
+    vllm_no_argument_call,
+    without_finish,
+)
 from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS, closed_port, of_type
 
 MODEL = "qwen2.5-coder-1.5b"

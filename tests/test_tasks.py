@@ -16,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from workspace.pytest_run import PYTEST_ARGS
+
 TASKS = Path(__file__).resolve().parent.parent / "tasks"
 NAMES = sorted(p.name for p in TASKS.iterdir() if p.is_dir() and p.name != "__pycache__")
 KEYS = {"title", "ticket", "readable", "editable"}
 MAX_FILE_BYTES = 100_000
-# The same fixed command run_tests uses: only tests/, no config from parent folders, no cache.
-PYTEST_COMMAND = [sys.executable, "-B", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                  "-c", os.devnull, "--rootdir", ".", "tests"]
+# The very command run_tests uses (only tests/, no config or conftest.py from parent folders,
+# no cache), built from workspace.pytest_run so the two cannot drift apart.
+PYTEST_COMMAND = [sys.executable, "-B", "-m", "pytest", *PYTEST_ARGS]
 ENV = {"PATH": os.environ.get("PATH", os.defpath), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
        "PYTHONDONTWRITEBYTECODE": "1"}
 RUN_TIMEOUT = 120
