@@ -26,13 +26,13 @@ import timeit
 from pathlib import Path
 
 import evaluate
-from runs.printer import OneLineParser, run_cli
 from agent_loop import agent_events
+from evaluation.scripted_turns import done, text
 from loop.text_calls import find_text_calls
 from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
+from runs.printer import OneLineParser, run_cli
 from runs.recording import load, loop_settings
-from testing.scripted import done, text
 from workspace.task_catalog import fresh_copy, load_task
 
 HERE = Path(__file__).parent

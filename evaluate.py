@@ -3,45 +3,28 @@
     python evaluate.py --scripted --jobs 2                     # offline: shipped scripted attempts
     python evaluate.py --api openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b --attempts 3
 
-Each attempt runs on a fresh copy of its task, in a worker process (a standard
-`concurrent.futures` executor: Ray's or Dask's could be dropped in), and is saved as
-`OUT/attempts/<task>-<k>.json` (a recording plus its grades) the moment it finishes. A
-finished attempt is never redone: run the same command again to resume. Attempts lost to the
-server (it went away, the model is missing) are infra failures: counted apart, retried on
-resume, never counted as the model's failures. Then `OUT/summary.json` and `OUT/report.html`.
+Each attempt runs on a fresh copy of its task, in a worker process, and is saved as
+`OUT/attempts/<task>-<k>.json` (a recording plus its grades) the moment it finishes; then
+`OUT/summary.json` and `OUT/report.html` are rewritten, so the page shows the run as it goes.
+A finished attempt is never redone: run the same command again to resume. Attempts lost to the
+server (it went away, the model is missing) are counted apart, never as the model's failures;
+the run then exits non-zero, and the same command retries them.
 
-What this file deliberately is not: part of the loop (it consumes `run_recorded` like
-record_run.py does) or a judge (verdict.py is; grades.py only reads the events).
+What this file deliberately is not: the machinery (evaluation/runner.py runs any configuration,
+and improve.py uses it too), part of the loop, or a judge (workspace/verdict.py is).
 """
-import json
-import multiprocessing
-import signal
 import subprocess
 import sys
-import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from evaluation.grades import claim, grade, markdown_table, summary_of
-from evaluation.report import write_report
-from evaluation.scripted_attempts import attempt_script
+from evaluation.folder import FolderProblem
+from evaluation.grades import markdown_table
+from evaluation.runner import Evaluation, evaluate
 from local_model import ModelUnavailable
-from repo_tools import RepoTools
-from runs.flags import (
-    add_loop_flags,
-    add_model_flags,
-    check_model_flags,
-    make_model,
-    positive,
-    settings_from,
-    start_deadline,
-)
+from runs.flags import add_loop_flags, add_model_flags, check_model_flags, make_model, positive, settings_from
 from runs.printer import OneLineParser, clean, fail, run_cli
-from runs.recording import load, recording_of, run_recorded, save
-from testing.scripted import ScriptedChat
-from workspace.files import write_atomic
-from workspace.task_catalog import fresh_copy, load_task, task_names
+from workspace.task_catalog import load_task, task_names
 
 HERE = Path(__file__).parent
 
@@ -69,134 +52,40 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
-    problem = claim_folder(args)
-    if problem:
-        return fail(problem)
-    model = None if args.scripted else make_model(args)
     try:
-        info = {"name": "scripted", "digest": None} if args.scripted else model.check()
-    except ModelUnavailable as error:  # a server that is down at the start: one line, nothing run
+        settings, tasks = settings_from(args), tuple(load_task(name) for name in args.task_list)
+    except ValueError as error:
+        return fail(error)
+    try:  # the server first: nothing is written into --out before the model check passed
+        info = {"name": "scripted", "digest": None} if args.scripted else make_model(args).check()
+    except ModelUnavailable as error:
         return fail(error)
     info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
-    finished, todo = plan(args)
+    evaluation = Evaluation(args.out, tasks, args.attempts, settings, model_identity(args),
+                            None if args.scripted else args, "plan" if args.scripted else None, args.jobs)
     commit, dirty = git_state()  # once: every attempt of this invocation runs this same code
-    print(f"evaluating {clean(info['name'])}: {len(args.task_list)} tasks x {args.attempts} attempts; "
-          f"{len(finished)} already finished in {args.out}, {len(todo)} to run, {args.jobs} at once")
     try:
-        attempts = finished + run_all(args, info, commit, todo, len(finished))
+        result = evaluate(evaluation, info, commit, dirty)
+    except FolderProblem as error:
+        return fail(error)
     except KeyboardInterrupt:
-        print(f"\ninterrupted: finished attempts are kept in {args.out}; run the same command to resume",
-              file=sys.stderr)
+        print(f"\ninterrupted: finished attempts are kept in {clean(str(args.out))}; "
+              "run the same command to resume", file=sys.stderr)
         return 130
-    summary = summary_of(sorted(attempts, key=order), args.attempts, info, commit, dirty)
-    write_atomic(args.out / "summary.json", json.dumps(summary, indent=1) + "\n")
-    write_report(args.out, summary, sorted(attempts, key=order))
-    print(f"\n{markdown_table(summary)}\n\nwrote {args.out / 'summary.json'} and {args.out / 'report.html'}")
+    print(f"\n{markdown_table(result['summary'])}\n\nwrote {args.out / 'summary.json'} and {args.out / 'report.html'}")
+    if result["lost"]:
+        return fail(f"{len(result['lost'])} attempt(s) were lost to the server or the harness, not graded; "
+                    "run the same command again to retry them")
     return 0
 
 
-def claim_folder(args):
-    """Create the output folder, or check that an existing one holds this same evaluation."""
-    settings = {key: str(value) for key, value in sorted(vars(args).items())
-                if key not in ("jobs", "out", "tasks", "task_list", "attempts")}
-    marker = args.out / "evaluation.json"
-    try:
-        if marker.exists() and json.loads(marker.read_text())["settings"] != settings:
-            return f"{args.out} holds an evaluation with other settings; pass a new --out"
-        (args.out / "attempts").mkdir(parents=True, exist_ok=True)
-        write_atomic(marker, json.dumps({"settings": settings}, indent=1) + "\n")
-    except (OSError, ValueError, KeyError, TypeError) as error:  # a marker that is not ours
-        return f"cannot use {args.out}: {type(error).__name__}: {error}"
-    return None
-
-
-def plan(args):
-    """(finished attempts, (task, k) still to run): a finished attempt is resumed, not redone."""
-    finished, todo = [], []
-    for name in args.task_list:
-        for k in range(1, args.attempts + 1):
-            path = args.out / "attempts" / f"{name}-{k}.json"
-            try:
-                attempt = load(path) if path.exists() else None
-            except ValueError:
-                attempt = None  # unreadable: run it again
-            if attempt and "grades" in attempt:
-                finished.append(attempt)
-            else:
-                todo.append((name, k))  # never run, unreadable, or lost to the server last time
-    return finished, todo
-
-
-def run_all(args, info, commit, todo, already):
-    """Run the attempts in worker processes; print one line as each finishes."""
-    attempts, total = [], already + len(todo)
-    # "spawn": each worker starts clean, not as a copy of this process and its threads. The
-    # workers ignore Ctrl-C: it is this process's to handle, by stopping them all at once.
-    pool = ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
-    try:
-        futures = {pool.submit(run_attempt, args, info, commit, name, k): (name, k) for name, k in todo}
-        for future in as_completed(futures):
-            attempts.append(_result(future, futures[future], args))
-            print(progress_line(attempts[-1], already + len(attempts), total, attempts), flush=True)
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for worker in multiprocessing.active_children():
-            worker.terminate()  # an attempt cut short is not saved, so it runs again on resume
-        raise
-    pool.shutdown()
-    return attempts
-
-
-def _result(future, task_and_k, args):
-    try:
-        return future.result()
-    except Exception as error:  # noqa: BLE001 - the harness failed, not the model
-        name, k = task_and_k
-        return {"attempt_id": f"{name}-{k}", "task_name": name,
-                "infra_failure": f"the harness failed: {type(error).__name__}: {error}"}
-
-
-def run_attempt(args, info, commit, name, k):
-    """One attempt on a fresh copy (in a worker): record it, grade it, save it, return it."""
-    task, started = load_task(name), time.perf_counter()
+def model_identity(args):
+    """What makes two evaluations comparable, besides the loop's settings: the model and the
+    options it is run with (not its URL: a server may move to another port)."""
     if args.scripted:
-        about, turns = attempt_script(name, k)
-        chat, source, server = ScriptedChat(*turns), "scripted", {"api": "scripted", "url": None}
-    else:
-        chat, source, about = make_model(args), "live", None
-        server = {"api": args.api, "url": chat.url}
-    with tempfile.TemporaryDirectory(prefix="coding-loop-eval-") as folder:
-        tools = RepoTools(fresh_copy(task, folder), task=task)
-        if not args.scripted:
-            start_deadline(chat, args.deadline)
-        body = run_recorded(chat, tools, settings_from(args))
-    attempt = {**recording_of(body, source=source, about=about, model=info, server=server,
-                              adapter=getattr(chat, "recorded_settings", {})),
-               "attempt_id": f"{name}-{k}", "commit": commit, "seconds": round(time.perf_counter() - started, 2)}
-    if body["stop"]["reason"] == "model_error":
-        attempt["infra_failure"] = body["stop"].get("error", "model_error")
-    else:
-        attempt.update(grades=grade(attempt, task), claim=claim(attempt))
-    save(args.out / "attempts" / f"{name}-{k}.json", attempt)
-    return attempt
-
-
-def progress_line(attempt, done, total, so_far):
-    graded = [a for a in so_far if "grades" in a]
-    rate = f"{sum(a['verdict'] == 'repaired' for a in graded)}/{len(graded)} repaired so far"
-    head = f"[{done:>3}/{total}] {attempt['attempt_id']:<28}"
-    if "infra_failure" in attempt:
-        return f"{head} infra failure: {clean(attempt['infra_failure'])[:120]}  ({rate})"
-    flag = "  (claim contradicted)" if attempt["claim"]["contradicted"] else ""
-    turns = sum(e["type"] == "model_start" for e in attempt["events"])
-    return (f"{head} {attempt['verdict']:<13} {attempt['stop']['reason']:<22} {turns} turns "
-            f"{attempt['seconds']:6.1f} s  ({rate}){flag}")
-
-
-def order(attempt):
-    name, _, k = attempt["attempt_id"].rpartition("-")
-    return (task_names().index(name) if name in task_names() else len(task_names()), name, int(k))
+        return {"api": "scripted"}
+    options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")}
+    return {"api": args.api, "model": args.model, "think": args.think, "options": options}
 
 
 def git_state():

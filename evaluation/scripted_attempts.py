@@ -9,8 +9,8 @@ its call as text. Attempt k plays script (k - 1) % 2. A script is a queue of tur
 What this file deliberately is not: a model, or a benchmark of one. Its pass rates are
 whatever these scripts make them; they test the evaluation, not a model.
 """
-from testing.scripted import call, calls, done, text
-from workspace.task_catalog import load_task, solution_edits
+from evaluation.scripted_turns import call, calls, done, text
+from workspace.task_catalog import solution_edits
 
 ABOUT = {"repair": "reads the test and the code, runs the tests, applies the repair, checks it",
          "false_claim": "reads the code, then claims a fix it never made",
@@ -22,11 +22,11 @@ PLAN = {"path_rules": ("repair", "false_claim"), "discount_percent": ("false_cla
         "pagination_last_page": ("repair", "partial_repair"), "date_range_inclusive": ("text_call_first", "false_claim")}
 
 
-def attempt_script(task_name, k):
-    """(about, turns) of attempt k (from 1) of a task."""
-    plan = PLAN.get(task_name, ("repair", "false_claim"))
+def attempt_script(task, k, settings=None):
+    """(about, turns) of attempt k (from 1) of a task (a workspace.task_catalog.Task)."""
+    plan = PLAN.get(task.name, ("repair", "false_claim"))
     kind = plan[(k - 1) % len(plan)]
-    return f"{kind}: {ABOUT[kind]}", BUILDERS[kind](load_task(task_name))
+    return f"{kind}: {ABOUT[kind]}", BUILDERS[kind](task)
 
 
 def _edit(task, edit):

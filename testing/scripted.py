@@ -1,6 +1,7 @@
-"""Scripted model turns: chunk builders and `ScriptedChat`, a queue of turns.
+"""Scripted model turns for the tests: the chunk builders and `ScriptedChat`, a queue of turns.
 
-Used by the tests and by make_recordings.py to write chunk scripts by hand. A scripted
+Used by the tests and by make_recordings.py to write chunk scripts by hand. The builders are
+evaluation/scripted_turns.py's (the shipped scripted attempts use them too). A scripted
 chat is a queue: request N gets turn N, whatever the messages say (it never branches on
 them), and it keeps a copy of every request so a test can check what reached the model.
 
@@ -8,33 +9,7 @@ What this file deliberately is not: a model. Anything produced from it is `sourc
 """
 import copy
 
-
-def text(content):
-    """A streamed content fragment."""
-    return {"message": {"role": "assistant", "content": content}, "done": False}
-
-
-def thinking(fragment):
-    """A streamed thinking fragment (content is "" as on the wire)."""
-    return {"message": {"role": "assistant", "content": "", "thinking": fragment}, "done": False}
-
-
-def call(name, **arguments):
-    """One tool call as the SDK dumps it: whole, never in fragments."""
-    return {"function": {"name": name, "arguments": arguments}}
-
-
-def calls(*tool_calls, content=""):
-    """A not-yet-done chunk carrying tool calls (and, optionally, content)."""
-    return {"message": {"role": "assistant", "content": content, "tool_calls": list(tool_calls)}, "done": False}
-
-
-def done(reason="stop", tool_calls=()):
-    """The closing chunk; Ollama's native path puts every tool call here."""
-    message = {"role": "assistant", "content": ""}
-    if tool_calls:
-        message["tool_calls"] = list(tool_calls)
-    return {"message": message, "done": True, "done_reason": reason, "eval_count": 1}
+from evaluation.scripted_turns import call, calls, done, text, thinking  # noqa: F401 - the tests' builders
 
 
 class ScriptedChat:

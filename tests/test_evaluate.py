@@ -97,7 +97,8 @@ def test_a_server_that_is_down_at_the_start_is_one_line_and_nothing_runs(tmp_pat
     assert run_evaluation(tmp_path, "--host", f"http://127.0.0.1:{closed_port()}") == 1
     err = capsys.readouterr().err
     assert err.startswith("error: Ollama is not reachable") and err.count("\n") == 1
-    assert list((tmp_path / "out" / "attempts").iterdir()) == []
+    # Nothing written, so the corrected command can use the same --out.
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_attempt_lost_to_the_server_is_an_infra_failure_and_is_retried_on_resume(fake_openai, tmp_path, capsys):
@@ -107,11 +108,14 @@ def test_an_attempt_lost_to_the_server_is_an_infra_failure_and_is_retried_on_res
     flags = ("--api", "openai", "--base-url", fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--model-digest", digest,
              "--tasks", "path_rules", "--attempts", "2")
     fake_openai.play(sse_text("I fixed it."))
-    assert run_evaluation(tmp_path, *flags) == 0
+    assert run_evaluation(tmp_path, *flags) == 1  # an attempt was lost: not a finished evaluation
     summary = json.loads((tmp_path / "out/summary.json").read_text())
     assert summary["infra_failures"] == 1 and summary["overall"]["attempts"] == 1
     assert summary["model"] == {"name": "qwen2.5-coder-1.5b", "digest": digest}
-    assert "infra failure" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "infra failure" in printed.out
+    assert printed.err == ("error: 1 attempt(s) were lost to the server or the harness, not graded; "
+                           "run the same command again to retry them\n")
     attempt = load(tmp_path / "out/attempts/path_rules-1.json")
     assert attempt["server"] == {"api": "openai", "url": fake_openai.url} and attempt["source"] == "live"
     assert attempt["claim"]["contradicted"] is True and attempt["settings"]["options"]["max_tokens"] == 2048

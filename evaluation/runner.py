@@ -1,0 +1,128 @@
+"""An evaluation, start to end: claim the folder, plan the slots, run what is left in worker
+processes, and keep summary.json and report.html true after every finished attempt.
+
+`evaluate(evaluation, info, commit, dirty, say)` is shared by evaluate.py (one configuration)
+and improve.py (one call per iteration). It never decides anything about the model: the
+attempts are graded by evaluation/grades.py from their events and the independent verdict.
+
+What this file deliberately is not: a command line (evaluate.py), the worker pool
+(workers.py) or one attempt (attempt.py).
+"""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluation.attempt import Job, run_attempt
+from evaluation.folder import EvaluationFolder
+from evaluation.grades import summary_of
+from evaluation.report import write_report
+from evaluation.workers import run_in_workers, scratch_folder, stop_on_sigterm
+from runs.printer import clean
+from runs.recording import load
+from workspace.files import write_atomic
+from workspace.task_catalog import task_names
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What to evaluate: tasks × attempts with one LoopSettings, against a model or scripted."""
+    out: Path
+    tasks: tuple            # workspace.task_catalog.Task objects
+    attempts: int           # K: attempts per task
+    settings: object        # agent_loop.LoopSettings
+    model: dict             # the model's identity for the folder: api, name, options (as flags)
+    model_args: object = None  # the parsed model flags, for each worker to build its adapter
+    scripted: str = None    # None, "plan" (evaluate.py --scripted) or "settings" (improve.py --scripted)
+    jobs: int = 1
+
+
+def evaluate(evaluation, info, commit, dirty, say=print):
+    """Run every unfinished slot; return {"summary", "attempts", "lost"} over the whole folder.
+    `lost` lists the attempts lost to the server or the harness (retried by the same command)."""
+    folder = EvaluationFolder(evaluation.out)
+    folder.lock()
+    try:
+        folder.claim(evaluation.settings, evaluation.model)
+        todo = _plan(folder, evaluation, say)
+        finished = folder.finished(evaluation.settings)
+        say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
+            f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, {evaluation.jobs} at once")
+        lost = _run(folder, evaluation, info, commit, dirty, todo, say)
+        attempts = sorted(folder.finished(evaluation.settings), key=order)
+        summary = _write(folder, evaluation, attempts + lost, info, commit, dirty)
+        return {"summary": summary, "attempts": attempts, "lost": lost}
+    finally:
+        folder.unlock()
+
+
+def _plan(folder, evaluation, say):
+    """The slots still to run: never run, lost last time, or holding a file that does not fit."""
+    todo = []
+    for task in evaluation.tasks:
+        for k in range(1, evaluation.attempts + 1):
+            attempt, problem = folder.read_slot(task.name, k, evaluation.settings)
+            if problem:
+                say(f"{clean(problem)}: running it again")
+            if attempt is None:
+                todo.append((task, k))
+    return todo
+
+
+def _run(folder, evaluation, info, commit, dirty, todo, say):
+    """Run the slots in workers; after each, a progress line and a fresh summary and report."""
+    before, done, lost = folder.finished(evaluation.settings), [], []
+    total = len(before) + len(todo)
+
+    def finished(job, result, error):
+        attempt = _read_back(job, result, error)
+        (lost if "infra_failure" in attempt else done).append(attempt)
+        say(progress_line(attempt, len(before) + len(done) + len(lost), total, before + done))
+        _write(folder, evaluation, before + done + lost, info, commit, dirty, running=total)
+
+    with stop_on_sigterm(), scratch_folder() as scratch:
+        jobs = [Job(task, k, evaluation.settings, evaluation.model_args, evaluation.scripted, info, commit,
+                    str(folder.path(task.name, k)), scratch) for task, k in todo]
+        run_in_workers(evaluation.jobs, run_attempt, jobs, finished)
+    return lost
+
+
+def _read_back(job, result, error):
+    """The finished attempt as saved, or an infra failure when the worker or its file failed."""
+    attempt_id = f"{job.task.name}-{job.k}"
+    if error is None:
+        try:
+            return load(result["path"])
+        except (OSError, ValueError) as problem:
+            error = problem
+    return {"attempt_id": attempt_id, "task_name": job.task.name,
+            "infra_failure": f"the harness failed: {type(error).__name__}: {str(error)[:300]}"}
+
+
+def _write(folder, evaluation, attempts, info, commit, dirty, running=None):
+    """summary.json and report.html over every attempt in the folder (and those lost now)."""
+    attempts = sorted(attempts, key=order)
+    summary = summary_of(attempts, evaluation.attempts, info, commit, dirty)
+    write_atomic(folder.out / "summary.json", json.dumps(summary, indent=1) + "\n")
+    write_report(folder.out, summary, attempts)
+    return summary
+
+
+def progress_line(attempt, done, total, so_far):
+    """One line per finished attempt, with the running pass rate."""
+    graded = [a for a in so_far if "grades" in a]
+    rate = f"{sum(a['verdict'] == 'repaired' for a in graded)}/{len(graded)} repaired so far"
+    head = f"[{done:>3}/{total}] {attempt['attempt_id']:<28}"
+    if "infra_failure" in attempt:
+        return f"{head} infra failure: {clean(attempt['infra_failure'])[:120]}  ({rate})"
+    flag = "  (claim contradicted)" if attempt["claim"]["contradicted"] else ""
+    turns = sum(e["type"] == "model_start" for e in attempt["events"])
+    tokens = f" {attempt['prompt_tokens']:>6} prompt tokens" if isinstance(attempt.get("prompt_tokens"), int) else ""
+    return (f"{head} {attempt['verdict']:<13} {attempt['stop']['reason']:<22} {turns} turns "
+            f"{attempt['seconds']:6.1f} s{tokens}  ({rate}){flag}")
+
+
+def order(attempt):
+    """Attempts in the catalogue's task order, then by attempt number."""
+    name, _, k = str(attempt["attempt_id"]).rpartition("-")
+    names = task_names()
+    return (names.index(name) if name in names else len(names), name, int(k) if k.isdigit() else 0)

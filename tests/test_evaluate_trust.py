@@ -1,0 +1,171 @@
+"""Evaluations that never mislead: resumed slots must fit, lost attempts are never a success,
+one folder is one run, and stopping leaves nothing running and nothing behind."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import evaluate
+from agent_loop import LoopSettings
+from evaluation.folder import EvaluationFolder
+from evaluation.workers import run_in_workers
+from runs.recording import load, save
+
+HERE = Path(__file__).resolve().parent.parent  # the project root
+# path_rules: attempt 1 repairs, attempt 2 only claims to; refund_limit: 1 fails, 2 repairs.
+TWO_BY_TWO = ("--scripted", "--tasks", "path_rules,refund_limit", "--attempts", "2", "--jobs", "2")
+
+
+def run(out, *flags):
+    return evaluate.main(["--out", str(out), *flags])
+
+
+def summary(out):
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_a_resumed_folder_counts_only_attempts_that_fit_their_slot(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run(out, *TWO_BY_TWO) == 0
+    assert summary(out)["tasks"]["path_rules"]["pass@1"] == 0.5
+    attempts = out / "attempts"
+    # Someone copies the repair into the other slot, a task's attempt into another task's
+    # slot, and breaks a third: none of them may count, and each slot runs again.
+    shutil.copy(attempts / "path_rules-1.json", attempts / "path_rules-2.json")
+    shutil.copy(attempts / "refund_limit-2.json", attempts / "refund_limit-1.json")
+    capsys.readouterr()
+    assert run(out, *TWO_BY_TWO) == 0
+    printed = capsys.readouterr().out
+    assert "path_rules-2.json belongs to another slot (path_rules-1): running it again" in printed
+    assert "refund_limit-1.json belongs to another slot (refund_limit-2): running it again" in printed
+    assert summary(out)["tasks"]["path_rules"]["pass@1"] == 0.5  # the truth, not 1.00
+    assert load(attempts / "path_rules-2.json")["attempt_id"] == "path_rules-2"
+    # A damaged file (valid JSON, a recording, but its grades contradict its verdict) too.
+    damaged = load(attempts / "path_rules-2.json")
+    damaged["grades"]["verdict"] = "repaired"
+    save(attempts / "path_rules-2.json", damaged)
+    (attempts / "refund_limit-2.json").write_text("{not json")
+    capsys.readouterr()
+    assert run(out, *TWO_BY_TWO) == 0
+    printed = capsys.readouterr().out
+    assert "path_rules-2.json is damaged" in printed and "refund_limit-2.json cannot be read" in printed
+    assert "2 to run" in printed and summary(out)["overall"]["repaired"] == 2
+
+
+def test_an_attempt_made_with_other_settings_does_not_count(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run(out, "--scripted", "--tasks", "path_rules") == 0
+    attempt = load(out / "attempts/path_rules-1.json")
+    attempt["settings"]["verify_finish"] = 2
+    save(out / "attempts/path_rules-1.json", attempt)
+    capsys.readouterr()
+    assert run(out, "--scripted", "--tasks", "path_rules") == 0
+    assert "path_rules-1.json was made with other settings: running it again" in capsys.readouterr().out
+
+
+def test_a_resume_with_fewer_tasks_or_attempts_adds_and_never_shrinks(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run(out, *TWO_BY_TWO) == 0
+    assert run(out, "--scripted", "--tasks", "refund_limit", "--attempts", "1") == 0
+    assert "0 to run" in capsys.readouterr().out
+    assert summary(out)["overall"]["attempts"] == 4 and set(summary(out)["tasks"]) == {"path_rules", "refund_limit"}
+    assert (out / "report.html").read_text().count('class="cell') == 4
+
+
+def test_one_folder_takes_one_run_at_a_time(tmp_path, capsys):
+    out = tmp_path / "out"
+    holder = EvaluationFolder(out)
+    holder.lock()
+    try:
+        assert run(out, "--scripted", "--tasks", "path_rules") == 1
+        err = capsys.readouterr().err
+        assert err == f"error: another evaluation is writing to {out}; wait for it to finish, or pass another --out\n"
+        assert list((out / "attempts").iterdir()) == []
+    finally:
+        holder.unlock()
+    assert run(out, "--scripted", "--tasks", "path_rules") == 0
+
+
+def test_the_folder_compares_typed_settings(tmp_path):
+    folder = EvaluationFolder(tmp_path)
+    folder.claim(LoopSettings(max_turns=3), {"api": "scripted"})
+    folder.claim(LoopSettings.from_recorded(LoopSettings(max_turns=3).recorded()), {"api": "scripted"})
+    for other in (LoopSettings(max_turns=4), LoopSettings(max_turns=3, context="preload")):
+        try:
+            folder.claim(other, {"api": "scripted"})
+        except Exception as error:  # noqa: BLE001
+            assert "other settings" in str(error)
+        else:
+            raise AssertionError(f"{other} was accepted")
+
+
+def _die_in_the_second_item(item):
+    if item == 2:
+        os._exit(9)  # as the kernel's out-of-memory killer would end it: no cleanup, no result
+    time.sleep(0.3)
+    return item
+
+
+def test_a_worker_that_dies_loses_attempts_and_says_so():
+    outcomes = []
+    run_in_workers(1, _die_in_the_second_item, [1, 2, 3], lambda item, result, error: outcomes.append(
+        (item, result, type(error).__name__ if error else None)))
+    assert (1, 1, None) in outcomes
+    assert {item for item, _, error in outcomes if error == "BrokenProcessPool"} == {2, 3}
+
+
+def test_sigterm_stops_every_worker_and_leaves_no_task_copy(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--scripted", "--attempts", "6",
+                                "--jobs", "2", "--out", str(tmp_path / "out")], cwd=HERE, text=True,
+                               env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline().startswith("evaluating scripted")
+    assert process.stdout.readline().startswith("[  1/36]")
+    workers = _children(process.pid)
+    assert workers, "no worker process was found"
+    process.send_signal(signal.SIGTERM)  # the main process only: it must stop its workers itself
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and "interrupted: finished attempts are kept" in err
+    ends = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < ends:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in workers)
+    assert [p.name for p in scratch.iterdir() if p.name.startswith("coding-loop-")] == []
+
+
+def _children(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and Path(f"/proc/{entry}/stat").read_text().split(") ")[1].split()[1] == str(pid):
+                found.append(int(entry))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def _alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_reply_too_deep_to_decode_is_the_models_failure_not_a_lost_attempt(fake_openai, tmp_path, capsys):
+    """Arguments nested 1,200 deep: whatever the adapter makes of them, the same reply would
+    come again on every retry, so the attempt is graded (not repaired), never an infra failure."""
+    from testing.fake_openai import llama_cpp_call
+    deep = '{"path": ' + "[" * 1200 + "]" * 1200 + "}"
+    fake_openai.play(llama_cpp_call("read_file", deep), llama_cpp_call("read_file", deep),
+                     llama_cpp_call("read_file", deep), llama_cpp_call("read_file", deep))
+    code = run(tmp_path / "out", "--api", "openai", "--base-url", fake_openai.url, "--model", "qwen2.5-coder-1.5b",
+               "--tasks", "path_rules", "--max-turns", "3")
+    assert code == 0, capsys.readouterr()
+    attempt = load(tmp_path / "out/attempts/path_rules-1.json")
+    assert "infra_failure" not in attempt and attempt["grades"]["verdict"] == "not repaired"
+    assert summary(tmp_path / "out")["infra_failures"] == 0
