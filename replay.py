@@ -92,17 +92,18 @@ def replay(path, *, check_requests=True, served=False):
     model, settings = ReplayModel(recording, check_requests), loop_settings(recording)
     if served:
         events = list(agent_events(model, ServedTools(recording), recording["task"], settings))
-        final_tests, verdict = recording["final_tests"], recording.get("verdict")
+        body = {key: recording.get(key) for key in ("final_tests", "verdict", "changed_files", "tests_unchanged")}
         differences = event_differences(recording["events"], events)
     else:
         with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
             body = run_recorded(model, RepoTools(fresh_copy(task, folder), task=task), settings,
                                 prompt=recording["task"])
-        events, final_tests, verdict = body["events"], body["final_tests"], body["verdict"]
-        differences = outcome_differences(recording, events, final_tests)
+        events = body["events"]
+        differences = outcome_differences(recording, events, body["final_tests"])
     if model.unplayed > 0:
         differences.append(f"{model.unplayed} recorded turn(s) were never requested")
-    return {"recording": recording, "events": events, "final_tests": final_tests, "verdict": verdict,
+    return {"recording": recording, "events": events, "final_tests": body["final_tests"], "verdict": body["verdict"],
+            "changed_files": body["changed_files"], "tests_unchanged": body["tests_unchanged"],
             "differences": differences}
 
 

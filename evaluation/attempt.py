@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from evaluation.grades import claim, grade
 from evaluation.scripted_attempts import attempt_script
+from evaluation.scripted_model import scripted_attempt
 from evaluation.scripted_turns import ScriptedTurns
 from repo_tools import RepoTools
 from runs.flags import make_model, start_deadline
@@ -59,7 +60,8 @@ def run_attempt(job):
 def _chat(job):
     """(chat, source, about, server) for the attempt: a scripted queue of turns or the model."""
     if job.scripted:
-        about, turns = attempt_script(job.task, job.k, job.settings if job.scripted == "settings" else None)
+        about, turns = (scripted_attempt(job.task, job.settings) if job.scripted == "settings"
+                        else attempt_script(job.task, job.k))
         return ScriptedTurns(*turns), "scripted", about, {"api": "scripted", "url": None}
     chat = make_model(job.model_args)
     start_deadline(chat, job.settings.deadline)

@@ -36,9 +36,10 @@ class Evaluation:
     jobs: int = 1
 
 
-def evaluate(evaluation, info, commit, dirty, say=print):
+def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
     """Run every unfinished slot; return {"summary", "attempts", "lost"} over the whole folder.
-    `lost` lists the attempts lost to the server or the harness (retried by the same command)."""
+    `lost` lists the attempts lost to the server or the harness (retried by the same command).
+    `on_attempt(attempts)` is called after each finished attempt (improve.py redraws its page)."""
     folder = EvaluationFolder(evaluation.out)
     folder.lock()
     try:
@@ -47,7 +48,7 @@ def evaluate(evaluation, info, commit, dirty, say=print):
         finished = folder.finished(evaluation.settings)
         say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
             f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, {evaluation.jobs} at once")
-        lost = _run(folder, evaluation, info, commit, dirty, todo, say)
+        lost = _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt)
         attempts = sorted(folder.finished(evaluation.settings), key=order)
         summary = _write(folder, evaluation, attempts + lost, info, commit, dirty)
         return {"summary": summary, "attempts": attempts, "lost": lost}
@@ -68,7 +69,7 @@ def _plan(folder, evaluation, say):
     return todo
 
 
-def _run(folder, evaluation, info, commit, dirty, todo, say):
+def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
     """Run the slots in workers; after each, a progress line and a fresh summary and report."""
     before, done, lost = folder.finished(evaluation.settings), [], []
     total = len(before) + len(todo)
@@ -78,6 +79,8 @@ def _run(folder, evaluation, info, commit, dirty, todo, say):
         (lost if "infra_failure" in attempt else done).append(attempt)
         say(progress_line(attempt, len(before) + len(done) + len(lost), total, before + done))
         _write(folder, evaluation, before + done + lost, info, commit, dirty, running=total)
+        if on_attempt:
+            on_attempt(before + done + lost)
 
     with stop_on_sigterm(), scratch_folder() as scratch:
         jobs = [Job(task, k, evaluation.settings, evaluation.model_args, evaluation.scripted, info, commit,

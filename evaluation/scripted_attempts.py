@@ -22,7 +22,7 @@ PLAN = {"path_rules": ("repair", "false_claim"), "discount_percent": ("false_cla
         "pagination_last_page": ("repair", "partial_repair"), "date_range_inclusive": ("text_call_first", "false_claim")}
 
 
-def attempt_script(task, k, settings=None):
+def attempt_script(task, k):
     """(about, turns) of attempt k (from 1) of a task (a workspace.task_catalog.Task)."""
     plan = PLAN.get(task.name, ("repair", "false_claim"))
     kind = plan[(k - 1) % len(plan)]

@@ -107,7 +107,8 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     judged = judge(tools, start_tests)
     return {
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "task_name": tools.task.name, "task": prompt, "system": settings.system, "tools": tools.schemas,
+        "task_name": tools.task.name, "task": prompt, "system": settings.system,
+        "tools": [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools],  # as sent
         "settings": settings.recorded(), "sample": sample, "sandbox": tools.sandbox,
         "start_tests": start_tests, **judged,
         "turns": recorder.turns, "events": events, "stop": events[-1],

@@ -1,0 +1,140 @@
+"""CLI: the outer loop. Evaluate a configuration, rewrite it from the failing traces, repeat.
+
+    python improve.py --scripted --start weak --holdout refund_limit,date_range_inclusive
+    python improve.py --api openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b \\
+        --start weak --holdout refund_limit,date_range_inclusive --attempts 1 --iterations 4
+    python improve.py --replay improvements/TIME          # re-derive a finished improvement
+
+A configuration is one LoopSettings (prompt, offered tools, policies, levers). Each iteration is
+an evaluation (evaluate.py's machinery and outputs, in OUT/iteration-<n>/); then the improver
+reads the failing attempts and proposes the next configuration, one rationale per change, each
+citing the attempts that are its evidence. It stops at --target, after --iterations, or when
+nothing is left to change. The held-out tasks are never shown to the improver. Outputs:
+OUT/improvement.json and OUT/report.html (the climb, every change and every attempt).
+
+What this file deliberately is not: a search over every setting (each change has evidence) or
+a judge: every pass rate comes from independent pytest verdicts.
+"""
+import sys
+import time
+from pathlib import Path
+
+from agent_loop import LoopSettings
+from evaluate import git_state, model_identity
+from evaluation.folder import FolderProblem
+from evaluation.improvement import LostAttempts, Plan, run_improvement
+from evaluation.improvement_replay import replay_improvement
+from evaluation.improver import WEAK
+from local_model import ModelUnavailable
+from runs.flags import add_model_flags, check_model_flags, make_model, positive
+from runs.printer import OneLineParser, clean, fail, run_cli
+from workspace.task_catalog import load_task, task_names
+
+SCRIPTED_PROMPT = """Repair the code step by step. Run the tests first and read the failure.
+Fix the function the failing test names, then run the tests again, and only then say you are done."""
+
+
+def parse_args(argv):
+    parser = OneLineParser(description="The outer loop: evaluate, improve the configuration from the traces, repeat.")
+    add_model_flags(parser)
+    parser.add_argument("--tasks", default="all", help="training and held-out tasks: all, or names separated by commas")
+    parser.add_argument("--holdout", default="", help="tasks never shown to the improver, separated by commas")
+    parser.add_argument("--attempts", type=positive(int), default=1, metavar="K", help="attempts per task")
+    parser.add_argument("--iterations", type=positive(int), default=4, metavar="N", help="evaluations at most")
+    parser.add_argument("--target", type=float, default=1.0, metavar="RATE", help="stop at this training pass@1")
+    parser.add_argument("--start", default="weak", help="weak, default, or a JSON file of settings")
+    parser.add_argument("--improver", choices=("rules", "model"), default="rules")
+    parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
+    parser.add_argument("--out", help="output folder (default: a new improvements/TIME); an existing one is resumed")
+    parser.add_argument("--scripted", action="store_true", help="a scripted small model instead of a model, offline")
+    parser.add_argument("--replay", metavar="DIR", help="re-run a finished improvement from its recordings and check it")
+    args = parser.parse_args(argv)
+    if not args.scripted and not args.replay:
+        check_model_flags(parser, args)
+    if not 0 < args.target <= 1:
+        parser.error(f"--target is a pass rate above 0 and at most 1, not {args.target}")
+    args.out = Path(args.out or f"improvements/{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
+    return parser, args
+
+
+def choose_tasks(parser, args):
+    """(training tasks, held-out tasks), validated; held-out ones never train."""
+    names = task_names() if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
+    holdout = [n.strip() for n in args.holdout.split(",") if n.strip()]
+    unknown = [name for name in names + holdout if name not in task_names()]
+    if unknown:
+        parser.error(f"unknown task {', '.join(unknown)}; tasks: {', '.join(task_names())}")
+    train = [name for name in names if name not in holdout]
+    if not train:
+        parser.error("every chosen task is held out: nothing is left to train on")
+    return tuple(map(load_task, train)), tuple(map(load_task, holdout))
+
+
+def start_settings(text):
+    """The starting configuration: weak, default, or a JSON file of recorded settings."""
+    if text == "weak":
+        return WEAK
+    if text == "default":
+        return LoopSettings()
+    import json
+    try:
+        return LoopSettings.from_recorded(json.loads(Path(text).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, AttributeError) as error:
+        raise ValueError(f"--start {text}: not weak, default or a readable JSON file of settings ({error})") from None
+
+
+def main(argv=None):
+    parser, args = parse_args(argv)
+    if args.replay:
+        return replay_improvement(Path(args.replay))
+    try:
+        train, holdout = choose_tasks(parser, args)
+        start = start_settings(args.start)
+        model = None if args.scripted else make_model(args)
+        info = {"name": "scripted", "digest": None} if args.scripted else model.check()
+    except (ValueError, ModelUnavailable) as error:
+        return fail(error)
+    info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
+    plan = Plan(args.out, train, holdout, args.attempts, args.iterations, args.target, start, args.improver,
+                model_identity(args), None if args.scripted else args, args.scripted, args.jobs)
+    prompt_chat = _scripted_prompt_chat() if args.scripted else model
+    try:
+        record = run_improvement(plan, info, *git_state(), prompt_chat=prompt_chat)
+    except (FolderProblem, ModelUnavailable) as error:
+        return fail(error)
+    except LostAttempts as error:
+        return fail(f"{error}; run the same command again to retry them")
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: what finished is kept in {clean(str(args.out))}; run the same command to resume",
+              file=sys.stderr)
+        return 130
+    print_table(record, args.out)
+    return 0
+
+
+def _scripted_prompt_chat():
+    """The scripted model's answer when asked to rewrite the prompt (`--improver model --scripted`)."""
+    from evaluation.scripted_turns import ScriptedTurns, done, text
+    return ScriptedTurns(*[[text(SCRIPTED_PROMPT), done()]] * 20)
+
+
+def print_table(record, out):
+    """The climb as a markdown table, then where the files are."""
+    print("\n| iteration | change | training pass@1 |\n|---|---|---|")
+    for entry in record["iterations"]:
+        changes = "; ".join(f"{c['field']} → {c['to'] if c['field'] != 'system' else '(rewritten)'}"
+                            for c in entry["changes"]) or "(start)"
+        print(f"| {entry['n']} | {clean(changes)} | {_rate(entry['train']['pass@1'])} |")
+    holdout = record.get("holdout")
+    if holdout:
+        print(f"\nheld out ({', '.join(holdout['tasks'])}): start {_rate(holdout['start']['pass@1'])}, "
+              f"final {_rate(holdout['final']['pass@1'])}")
+    print(f"stopped: {record['stopped']}\nwrote {out / 'improvement.json'} and {out / 'report.html'}")
+
+
+def _rate(value):
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+if __name__ == "__main__":
+    run_cli(main)
