@@ -5,6 +5,8 @@
 - tool_checks.py: checking a call's arguments against its flat schema.
 - text_calls.py: tool calls a small model wrote into its text (with text_calls_code.py for
   JSON and Python calls, text_calls_markup.py for the models' own tags).
+- context.py: what `context="preload"` writes into messages: the files and the failures (the
+  failures as failure_digest.py cuts pytest's output down to).
 
 What this folder deliberately is not: a model adapter (no SDK is imported here), the tools
 themselves (repo_tools.py), or a recorder (runs/).

@@ -1,0 +1,144 @@
+"""The context a small model needs, written into its messages (`context="preload"`, SPEC.md "Context").
+
+A small local model rarely calls read_file; given the failures and the code in one message it
+answers with corrected code. So under "preload" the harness sends them itself, kept small,
+because on a CPU the prompt's tokens are most of a turn's time:
+
+- `preload_message(task, start_tests, read)`: the first user message: the task's prompt, the
+  starting run's failures, the readable files (editable first) within a budget, how to answer.
+- `correction_message(result, changed, read)`: after tests still fail: the failures and the
+  current text of the files the model changed, so it can answer with a corrected block.
+- `compact_output(result)`: a run_tests result whose output is the failure digest.
+- `unchanged_note(path)`: read_file's answer for a file the model has seen and that is unchanged.
+
+What this file deliberately is not: part of the loop (agent_loop.py decides when each message is
+sent) or a file reader (`read` is given, so the tools' allowlist still applies). Pure text: no
+model, no I/O of its own, and no exception for odd input.
+"""
+import re
+
+from loop.failure_digest import failure_digest
+
+FILES_BUDGET = 12_000  # characters of file text per message (SPEC): ~3,000 tokens, 25-120 s on a CPU
+REASON_CHARS = 200     # why a file could not be read: one line, not a traceback
+UNCHANGED_NOTE = "unchanged since you last saw it"
+TIMED_OUT = "The test run took too long and was stopped: a test may loop forever or wait."
+
+def tests_passed(result):
+    """A run passed when pytest exited 0 in time; anything else (a missing field too) is a failure."""
+    return isinstance(result, dict) and result.get("exit_code") == 0 and not result.get("timed_out")
+
+
+def compact_output(result):
+    """`result` with `output` replaced: one line when the tests passed, else the failure digest.
+    Every other field stays as it was; anything but a dict is returned unchanged."""
+    if not isinstance(result, dict):
+        return result
+    if tests_passed(result):
+        count = result.get("passed")
+        line = f"all {count} tests passed" if isinstance(count, int) and count > 0 else "all tests passed"
+        return {**result, "output": line}
+    digest = failure_digest(result.get("output"))
+    return {**result, "output": f"{TIMED_OUT}\n{digest}" if result.get("timed_out") else digest}
+
+
+def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True):
+    """The first user message: the prompt, the failures, the files (editable first), how to answer.
+    `task` is a Task (or a plain prompt str), `start_tests` the starting run_tests result (or None);
+    `blocks`: whether code blocks are run as edits (text_edits="run"), so the model may answer so."""
+    editable, readable = _paths(task, "editable"), _paths(task, "readable")
+    prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
+    parts = [prompt]
+    if start_tests is not None:  # the integrator may skip the starting run
+        parts.append(_failures(start_tests, "The tests fail now:"))
+    parts += _file_blocks(list(dict.fromkeys(editable + readable)), read, budget)
+    parts.append(_how_to_answer(editable, blocks))
+    return "\n\n".join(part for part in parts if part)
+
+
+def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True):
+    """A correction after tests still fail: the failures, then the current text of the files the
+    model changed (`changed`: their paths), and how to answer. A bare "tests still fail" was
+    answered "I will continue to work on the code", three times in a row, by a real small model."""
+    if isinstance(changed, (set, frozenset)):  # sorted: a message must not depend on hash order
+        changed = sorted(path for path in changed if isinstance(path, str))
+    changed = [changed] if isinstance(changed, str) else changed if isinstance(changed, (list, tuple)) else []
+    paths = list(dict.fromkeys(path for path in changed if isinstance(path, str)))
+    parts = [_failures(result, "The tests still fail:")]
+    if paths:
+        parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
+    parts += _file_blocks(paths, read, budget)
+    parts.append(_how_to_answer(paths, blocks))
+    return "\n\n".join(part for part in parts if part)
+
+
+def unchanged_note(path):
+    """read_file's answer for a file the model already saw (preloaded or read) that has not
+    changed since: a few tokens instead of the whole text again."""
+    return {"path": path, "unchanged": True, "note": UNCHANGED_NOTE}
+
+
+def _failures(result, intro):
+    if tests_passed(result):
+        return "The tests pass now."
+    return f"{intro}\n{compact_output(result if isinstance(result, dict) else {})['output']}"
+
+
+def _file_blocks(paths, read, budget):
+    """Each file in a fenced block headed by its path, in order, while the budget lasts; then one
+    line naming the files that did not fit and one naming those that could not be read."""
+    left = budget if isinstance(budget, int) and not isinstance(budget, bool) else FILES_BUDGET
+    blocks, too_long, unreadable = [], [], []
+    for path in paths:
+        text, reason = _read(read, path)
+        if reason:
+            unreadable.append(f"{path} ({reason})")
+            continue
+        block = _fenced(path, text)
+        if len(block) > left:  # skip it, but keep going: a smaller file after it may still fit
+            too_long.append(path)
+            continue
+        blocks.append(block)
+        left -= len(block)
+    if too_long:
+        blocks.append(f"Not included (too long for this message), read it with read_file: {', '.join(too_long)}")
+    if unreadable:
+        blocks.append(f"Could not be read: {'; '.join(unreadable)}")
+    return blocks
+
+
+def _read(read, path):
+    """(text, None), or (None, why not): a refused or missing file is named, never a crash.
+    `read` may return the text, or read_file's {"path", "text"} dict."""
+    try:
+        text = read(path)
+    except (ValueError, OSError, TypeError) as error:
+        return None, f"{type(error).__name__}: {error}"[:REASON_CHARS]
+    text = text.get("text") if isinstance(text, dict) else text
+    return (text, None) if isinstance(text, str) else (None, "no text returned")
+
+
+def _fenced(path, text):
+    """The path on the line before the block, as the model is asked to answer. The fence is
+    longer than any backtick run in the text, so a file holding ``` cannot end it early."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    language = "python" if path.endswith(".py") else ""
+    return f"{path}\n{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def _how_to_answer(paths, blocks):
+    """Short, because small models follow short instructions; the form text_edits="run" reads."""
+    if not blocks:  # code in the reply would stay text: only the tool edits
+        return "To fix it, call replace_text with text copied exactly from the file."
+    if len(paths) == 1:
+        return (f"To fix it, call replace_text, or answer with the corrected code of {paths[0]} in one "
+                f"```python block, with {paths[0]} on the line before the block.")
+    files = f" ({', '.join(paths)})" if paths else ""
+    return (f"To fix it, call replace_text, or answer with the corrected code of each file you change{files} "
+            "in its own ```python block, with the file's name on the line before the block.")
+
+
+def _paths(task, field):
+    paths = getattr(task, field, ())
+    return [p for p in paths if isinstance(p, str)] if isinstance(paths, (list, tuple)) else []

@@ -1,0 +1,210 @@
+"""A failing pytest run in a few lines: what a small model reads instead of pytest's output.
+
+`failure_digest(output, max_frames=3)` reads what `run_tests` returned (the fixed `pytest -q` of
+workspace/pytest_run.py, default tracebacks, perhaps cut in the middle) and keeps, for each failing
+or erroring test: its node id, the failing lines pytest marks with `>`, its `E` lines (assertion,
+exception, collection error), and at most `max_frames` traceback locations (the test's own, and
+the last ones, where the error was raised); then the tests named only in pytest's short summary,
+and its count line. Dots, banners, source context, locals, printed output and pytest's own frames
+go. Every part is capped and the digest says what it left out; each line is matched only on its
+first SCAN_CHARS characters, so the time is linear in the output's length.
+
+What this file deliberately is not: a parser of every pytest format (it knows the one command's
+output, and falls back to pytest's last lines), or a judge: run_tests' counts say whether tests pass.
+"""
+import re
+
+SCAN_CHARS = 1_000     # only a line's start is matched: bounded work per line, linear overall
+LINE_CHARS = 240       # a kept line is cut here: a long assert fits, a big object's repr does not
+E_LINES = 10           # E lines per test: the assertion and its "where" lines; a long diff is cut
+DETAILED_TESTS = 5     # tests shown in detail; several failures usually share one cause
+LISTED_TESTS = 10      # further failing tests, one summary line each
+DIGEST_CHARS = 3_000   # the detailed tests: ~800 tokens, 10-30 s of prompt on a small CPU
+FALLBACK_LINES = 5     # pytest's last lines, when nothing above is found (a crash, odd output)
+
+HEADER = re.compile(r"_{3,} (.+?) _{3,}$")                # "____ test_x ____": a test's details
+BANNER = re.compile(r"[=!]{3,} .*[=!]{3}$")              # "==== FAILURES ====", "!!! Interrupted !!!"
+# "pricing.py:19: NameError", "checkout.py:25: in order_total", "<frozen importlib._bootstrap>:1204: in f"
+FRAME = re.compile(r"(<[^>]*>|\S+):(\d+):(?: (in .+|[\w.]+))?\s*$")
+SUMMARY_ITEM = re.compile(r"(FAILED|ERROR) (\S+)")        # "FAILED tests/t.py::test_x - Assert..."
+COUNTS = re.compile(r"(\d+ \w+(, \d+ \w+)*|no tests ran)( in .*)?$")
+CUT = re.compile(r"\[\.\.\. (\d+) characters cut \.\.\.\]$")  # pytest_run.py's marker
+NOTE = re.compile(r"ERROR: |\w+Error while ")             # "ImportError while importing test module"
+CAPTURED = re.compile(r"-{3,} Captured .* -{3,}$")          # "--- Captured stdout call ---"
+PROGRESS = re.compile(r"[.FEsxX]+(\s+\[\s*\d+%\])?$")
+# pytest's hints name flags the model cannot pass to the fixed command: noise to it.
+HINT = re.compile(r"E\s+(.*use '?-vv?'? |\.\.\.Full output truncated)", re.IGNORECASE)
+
+
+def failure_digest(output, max_frames=3):
+    """The digest of one run's pytest output (any str; anything else counts as no output)."""
+    lines = output.splitlines() if isinstance(output, str) else []
+    max_frames = max_frames if isinstance(max_frames, int) and max_frames >= 0 else 3
+    sections, summary, counts = _parse(lines)
+    body = _render(sections, summary, max_frames) or ("" if counts else _fallback(lines))
+    return "\n".join(part for part in (body, counts) if part)
+
+
+def _parse(lines):
+    """One pass: each test's section (its kept lines and frames), the short summary, the counts."""
+    sections, summary, counts, section, source_of, captured = [], [], "", None, None, False
+    for raw in lines:
+        line = raw[:SCAN_CHARS].rstrip()
+        text = _cut(line, len(raw.rstrip()))
+        if source_of is not None and line[:1].isspace() and line.strip(" ^~"):
+            section["items"].append(("frame", source_of, text))  # the source under "f.py:1: in g"
+        source_of, between_tests = None, section is None or section["title"] is None
+        if HEADER.match(line):
+            section, captured = _new(sections, HEADER.match(line).group(1)), False
+        elif BANNER.match(line):
+            section, captured = None, False  # "short test summary info": no test's details
+        elif CUT.match(line):  # what follows may belong to another test: a section of its own
+            marker = f"[... {CUT.match(line).group(1)} characters of pytest's output cut here ...]"
+            section, captured = _new(sections, None, marker), False
+        elif captured or (section and CAPTURED.match(line)):  # what a test printed, up to the next test
+            section["captured"] = captured = True
+        elif between_tests and COUNTS.match(line):
+            counts = text
+        elif between_tests and SUMMARY_ITEM.match(line):
+            summary.append((SUMMARY_ITEM.match(line).group(2), text))
+        elif line.startswith((">", "E ", "E\t")) or line == "E" or NOTE.match(line) or FRAME.match(line):
+            section = section or _new(sections, None, "")  # before any test: a conftest error
+            source_of = _keep(section, line, text)
+    return sections, summary, counts
+
+
+def _new(sections, title, label=None):
+    sections.append({"title": title, "label": label, "items": [], "frames": []})
+    return sections[-1]
+
+
+def _keep(section, line, text):
+    """File one line (`text`: the line as kept) of a section; return the frame whose source line
+    may follow ("f.py:1: in g" is followed by its source line), or None."""
+    frames, items = section["frames"], section["items"]
+    frame = FRAME.match(line)
+    if line.startswith(">"):  # the failing line of the frame whose location comes next
+        items.append(("frame", len(frames), text))
+    elif line.startswith("E"):
+        if not _noise(line):
+            items.append(("E", None, text))
+    elif frame:
+        frames.append(frame.group(1))
+        items.append(("frame", len(frames) - 1, text))
+        return len(frames) - 1 if (frame.group(3) or "").startswith("in ") else None
+    else:
+        items.append(("note", None, text))
+    return None
+
+
+def _noise(e_line):
+    """E lines that tell the model nothing: blank ones, pytest's hints to pass -v (the command is
+    fixed), and "+ and Decimal('34.00') = Decimal('34.00')", whose two sides are the same text."""
+    body = e_line[1:].strip()
+    left, equals, right = body.partition(" = ")
+    same_sides = body.startswith("+") and equals and left.split(None, 2)[-1] == right
+    return not body or bool(HINT.match(e_line)) or same_sides
+
+
+def _render(sections, summary, max_frames):
+    """Up to DETAILED_TESTS sections in detail while DIGEST_CHARS lasts, then the other failing
+    tests one line each (pytest's summary line, or the section's name when there is none)."""
+    names = {_header_form(nodeid): nodeid for nodeid, _line in summary}
+    blocks, left = [], DIGEST_CHARS
+    for section in sections[:DETAILED_TESTS]:
+        block = _render_section(section, names, max_frames)
+        if len(block) > left and blocks:  # no room: this test and the rest are named below
+            break
+        blocks.append(_cap(block, left))
+        left -= len(blocks[-1])
+    shown = {names.get(_name_in(section["title"])) for section in sections[:len(blocks)]}
+    rest = [line for nodeid, line in summary if nodeid not in shown]
+    if not summary:  # cut off, or a run stopped before it: name the sections not shown
+        rest = [_label(section, names) for section in sections[len(blocks):] if section["title"]]
+    more = f"\n({len(rest) - LISTED_TESTS} more failing tests left out)" if len(rest) > LISTED_TESTS else ""
+    blocks.append("\n".join(rest[:LISTED_TESTS]) + more)
+    return "\n\n".join(block for block in blocks if block)
+
+
+def _cap(text, room):
+    """`text` cut at the last line end within `room` characters, saying how much went."""
+    if len(text) <= room:
+        return text
+    end = max(0, text.rfind("\n", 0, room + 1))
+    return f"{text[:end]}\n[... {len(text) - end} more characters of this test left out ...]".lstrip("\n")
+
+
+def _render_section(section, names, max_frames):
+    """One test: its name, then its kept lines in pytest's order, then what was left out."""
+    frames, keep = section["frames"], _frames_to_keep(section["frames"], max_frames)
+    lines, e_lines, e_left = [_label(section, names)], 0, 0
+    for kind, frame, text in section["items"]:
+        if kind == "frame" and frame < len(frames) and frame not in keep:
+            continue  # a frame left out, with its source line
+        if kind == "E":
+            e_lines += 1
+            if e_lines > E_LINES:
+                e_left += 1
+                continue
+        lines.append(text)
+    left = [f"{n} {what}{'s' * (n != 1)}" for n, what in ((len(frames) - len(keep), "traceback frame"),
+                                                          (e_left, "E line")) if n]
+    left += ["what the test printed"] if section.get("captured") else []
+    if left:
+        lines.append(f"({' and '.join(left)} left out)")
+    return "\n".join(line for line in lines if line)
+
+
+def _frames_to_keep(frames, max_frames):
+    """The test's own frame and the last ones, where the error was raised; pytest's and the
+    standard library's frames (shown as <venv>, <python>, <frozen ...>) only if nothing else."""
+    ours = [i for i, path in enumerate(frames) if not (path.startswith("<") or "site-packages/" in path)]
+    pool = ours or list(range(len(frames)))
+    if len(pool) <= max_frames:
+        return set(pool)
+    if max_frames < 2:  # room for one frame: where the error was raised
+        return set(pool[-1:] if max_frames else [])
+    return set(pool[:1] + pool[-(max_frames - 1):])
+
+
+def _label(section, names):
+    """"FAILED tests/t.py::test_x", "ERROR at setup of tests/t.py::test_x", "ERROR collecting t.py"."""
+    title = section["title"]
+    if title is None:
+        return section["label"]
+    if title.startswith("ERROR "):
+        name = _name_in(title)
+        return title[: len(title) - len(name)] + names.get(name, name)
+    # No summary line names it (cut off): a failure's traceback starts in the test's own file.
+    path = section["frames"][0] if section["frames"] else ""
+    guess = f"{path}::{_respell(title, '.', '::')}" if path.startswith("tests/") else title
+    return f"FAILED {names.get(title, guess)}"
+
+
+def _name_in(title):
+    """The test a title names: "ERROR at setup of test_x" -> "test_x", "ERROR collecting t.py" -> "t.py"."""
+    match = re.match(r"ERROR (?:collecting |at \w+ of )(.*)", title or "")
+    return match.group(1) if match else title
+
+
+def _header_form(nodeid):
+    """pytest's section title for a node id: "tests/t.py::TestA::test_b[1]" -> "TestA.test_b[1]"."""
+    return _respell(nodeid.split("::", 1)[-1], "::", ".")
+
+
+def _respell(name, old, new):
+    """`name` with `old` replaced by `new`, except inside the test's parameters ("[1.5]")."""
+    head, bracket, params = name.partition("[")
+    return head.replace(old, new) + bracket + params
+
+
+def _fallback(lines):
+    """Nothing recognised (a crash, a run stopped early): pytest's last meaningful lines."""
+    tail = [(raw[:SCAN_CHARS].strip(), len(raw.strip())) for raw in lines[-50:]]
+    tail = [_cut(line, length) for line, length in tail if line and not PROGRESS.match(line)]
+    return "\n".join(tail[-FALLBACK_LINES:]) or "(pytest printed no failure details)"
+
+
+def _cut(line, length):
+    """`line` (the first characters of one `length` characters long) cut to LINE_CHARS."""
+    return line if length <= LINE_CHARS else f"{line[:LINE_CHARS]}... ({length - LINE_CHARS} more characters)"
