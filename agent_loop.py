@@ -10,16 +10,13 @@ What this file deliberately is not: a model adapter (it imports no SDK; `chat` i
 callable returning chunk dicts shaped like Ollama's), a judge of success (an independent
 pytest run decides that, see verdict.py), or a retry policy (every stop has a named reason).
 """
-import time
 from dataclasses import asdict, dataclass, replace
 
-from loop import turn_policy as policy
 from loop.dispatch import assistant_message, run_calls
 from loop.judge import judge_turn
+from loop.run_state import Run
 from loop.settings import settings_problem
-from loop.text_calls import find_text_calls
-
-now = time.monotonic  # the deadline's clock; a module name so tests can swap in a fake one
+from loop.written import written_calls
 
 SYSTEM = """You are a careful coding agent repairing a small Python repository.
 Work only by calling the tools you are given (real tool calls, not calls written in your reply):
@@ -67,12 +64,13 @@ class LoopSettings:
         return cls(**{**known, **changes})
 
 
-def agent_events(chat, tools, task, settings=None, **fields):
+def agent_events(chat, tools, task, settings=None, *, start_tests=None, **fields):
     """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
     LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError
-    before any request."""
+    before any request. `start_tests` (the starting run_tests result) is what context="preload"
+    shows the model of the failure."""
     settings = replace(settings or LoopSettings(), **fields)
-    run = Run(settings, tools, task)
+    run = Run(settings, tools, task, start_tests)
 
     for turn in range(1, settings.max_turns + 1):
         # 1. Check the budget, then ask. A fresh list per request: a recorder keeps it as sent.
@@ -85,15 +83,14 @@ def agent_events(chat, tools, task, settings=None, **fields):
         if "stop" in outcome:
             yield _stopped(turn, outcome["stop"], outcome.get("error"))
             return
-        # 3. Its calls: native ones, or (only without native ones) calls written as text.
-        calls = outcome["tool_calls"]
-        written = [] if calls else find_text_calls(outcome["content"], run.schemas)
-        if written and settings.text_calls == "run":
-            calls = written
+        # 3. Its calls: native ones, or (only without native ones) edits and calls written as text.
+        calls, written = outcome["tool_calls"], []
+        if not calls:
+            calls, written = written_calls(run, outcome["content"])
         # 4. The conversation gains one assistant message.
         run.messages.append(assistant_message(outcome, calls))
         # 5. Run the calls; each result goes back as one tool message, in call order.
-        ran = yield from run_calls(run, calls, bool(written), turn)
+        ran = yield from run_calls(run, calls, not outcome["tool_calls"], turn)
         if ran.get("stop"):
             yield _stopped(turn, ran["stop"])
             return
@@ -104,31 +101,6 @@ def agent_events(chat, tools, task, settings=None, **fields):
             return
     # The last turn's tools ran, but request max_turns + 1 is never started.
     yield _stopped(settings.max_turns, "max_turns")
-
-
-class Run:
-    """What one run keeps from turn to turn: its settings, tools and budget, the schemas it
-    offers (chosen once), the policies' memory (turn_policy.Watch) and the conversation."""
-
-    def __init__(self, settings, tools, task):
-        self.settings, self.tools = settings, tools
-        self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
-        self.names = [s["function"]["name"] for s in self.schemas]
-        self.budget, self.watch = Budget(settings.deadline), policy.Watch(settings.verify_finish)
-        self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
-
-
-class Budget:
-    """The run's wall-clock budget (None: no budget), on the module's clock."""
-
-    def __init__(self, seconds):
-        self.ends_at = None if seconds is None else now() + seconds
-
-    def left(self):
-        return None if self.ends_at is None else max(0.0, self.ends_at - now())
-
-    def spent(self):
-        return self.ends_at is not None and now() >= self.ends_at
 
 
 def _stream_turn(request, turn, budget):

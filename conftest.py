@@ -31,9 +31,9 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch):
-    import agent_loop
+    from loop import run_state
     fake = FakeClock()
-    monkeypatch.setattr(agent_loop, "now", fake)
+    monkeypatch.setattr(run_state, "now", fake)
     return fake
 
 

@@ -64,10 +64,15 @@ class ReplayModel:
 
 class ServedTools:
     """Tools that answer each call with its recorded result, in order; nothing runs. The schemas
-    are today's for the recording's task, so a changed schema shows up as drift."""
+    are today's for the recording's task, so a changed schema shows up as drift. The files are
+    kept in memory, pristine at the start and edited as each served replace_text says, so the
+    loop can read them (context="preload", edits written as text) without any file system."""
 
     def __init__(self, recording):
-        self.schemas = schemas_for(load_task(recording.get("task_name", SAMPLE_TASK)))
+        self.task = load_task(recording.get("task_name", SAMPLE_TASK))
+        self.schemas = schemas_for(self.task)
+        self.files = {path: (self.task.repo / path).read_bytes().decode("utf-8", errors="replace")
+                      for path in self.task.readable}
         starts = {(e.get("turn"), e.get("index"), bool(e.get("by_harness"))): e
                   for e in recording["events"] if e["type"] == "tool_start"}
         self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
@@ -78,8 +83,19 @@ class ServedTools:
         while self.queue:
             start, result = self.queue.pop(0)
             if start.get("name") == name and start.get("arguments") == arguments:
+                if name == "replace_text" and "replaced" in result:
+                    self._edit(arguments)
                 return plain_copy(result)
         raise RequestDrift(f"{name}({arguments}) was never called in the recording")
+
+    def read_file(self, path):
+        if path not in self.files:
+            raise ValueError(f"{path!r} is not allowed here")
+        return {"path": path, "text": self.files[path]}
+
+    def _edit(self, arguments):
+        path = arguments.get("path") or self.task.editable[0]
+        self.files[path] = self.files[path].replace(arguments["old"], arguments["new"], 1)
 
 
 def replay(path, *, check_requests=True, served=False):
@@ -91,7 +107,8 @@ def replay(path, *, check_requests=True, served=False):
                          "re-record it (see record_run.py)")
     model, settings = ReplayModel(recording, check_requests), loop_settings(recording)
     if served:
-        events = list(agent_events(model, ServedTools(recording), recording["task"], settings))
+        events = list(agent_events(model, ServedTools(recording), recording["task"], settings,
+                                   start_tests=recording.get("start_tests")))
         body = {key: recording.get(key) for key in ("final_tests", "verdict", "changed_files", "tests_unchanged")}
         differences = event_differences(recording["events"], events)
     else:

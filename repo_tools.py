@@ -83,6 +83,9 @@ class RepoTools:
         text = self._read(relative, self.task.editable)
         if not old:
             raise ValueError(f"old must be non-empty text copied from {relative}")
+        if old == new:  # a real small model "edited" this way six times in a row, each time told it worked
+            raise ValueError(f"old and new are the same, so nothing would change in {relative}; "
+                             "write the corrected code in `new`")
         count = text.count(old)
         if count != 1:
             found = "not found" if count == 0 else f"found {count} times"

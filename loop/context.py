@@ -9,7 +9,8 @@ because on a CPU the prompt's tokens are most of a turn's time:
 - `correction_message(result, changed, read)`: after tests still fail: the failures and the
   current text of the files the model changed, so it can answer with a corrected block.
 - `compact_output(result)`: a run_tests result whose output is the failure digest.
-- `unchanged_note(path)`: read_file's answer for a file the model has seen and that is unchanged.
+- `shown_result(name, result, seen)`: what the model reads of a tool result: a test run's
+  failures, or `unchanged_note(path)` for a file it has seen and that has not changed.
 
 What this file deliberately is not: part of the loop (agent_loop.py decides when each message is
 sent) or a file reader (`read` is given, so the tools' allowlist still applies). Pure text: no
@@ -42,18 +43,26 @@ def compact_output(result):
     return {**result, "output": f"{TIMED_OUT}\n{digest}" if result.get("timed_out") else digest}
 
 
-def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True):
+def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None):
     """The first user message: the prompt, the failures, the files (editable first), how to answer.
     `task` is a Task (or a plain prompt str), `start_tests` the starting run_tests result (or None);
-    `blocks`: whether code blocks are run as edits (text_edits="run"), so the model may answer so."""
+    `blocks`: whether code blocks are run as edits (text_edits="run"), so the model may answer so;
+    `prompt`: the task's prompt as the caller gives it (default: `task.prompt()`)."""
+    return preload(task, start_tests, read, budget, blocks=blocks, prompt=prompt)[0]
+
+
+def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None):
+    """(the preload message, {path: text} of the files it shows): the loop remembers what the
+    model has seen, so reading an unchanged file again costs a few tokens, not the file."""
     editable, readable = _paths(task, "editable"), _paths(task, "readable")
-    prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
-    parts = [prompt]
+    if prompt is None:
+        prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
+    parts, shown = [prompt], {}
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
-    parts += _file_blocks(list(dict.fromkeys(editable + readable)), read, budget)
+    parts += _file_blocks(list(dict.fromkeys(editable + readable)), read, budget, shown)
     parts.append(_how_to_answer(editable, blocks))
-    return "\n\n".join(part for part in parts if part)
+    return "\n\n".join(part for part in parts if part), shown
 
 
 def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True):
@@ -72,6 +81,20 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
     return "\n\n".join(part for part in parts if part)
 
 
+def shown_result(name, result, seen):
+    """What the model reads of a tool result under "preload": the failures of a test run, and a
+    note for a file it has seen unchanged. `seen` ({path: text}) learns every text it is shown."""
+    if not isinstance(result, dict) or "error" in result:
+        return result
+    if name == "run_tests":
+        return compact_output(result)
+    if name == "read_file" and isinstance(result.get("text"), str):
+        if seen.get(result.get("path")) == result["text"]:
+            return unchanged_note(result["path"])
+        seen[result.get("path")] = result["text"]
+    return result
+
+
 def unchanged_note(path):
     """read_file's answer for a file the model already saw (preloaded or read) that has not
     changed since: a few tokens instead of the whole text again."""
@@ -84,9 +107,10 @@ def _failures(result, intro):
     return f"{intro}\n{compact_output(result if isinstance(result, dict) else {})['output']}"
 
 
-def _file_blocks(paths, read, budget):
+def _file_blocks(paths, read, budget, shown=None):
     """Each file in a fenced block headed by its path, in order, while the budget lasts; then one
-    line naming the files that did not fit and one naming those that could not be read."""
+    line naming the files that did not fit and one naming those that could not be read. The
+    files shown go into `shown` ({path: text}) when it is given."""
     left = budget if isinstance(budget, int) and not isinstance(budget, bool) else FILES_BUDGET
     blocks, too_long, unreadable = [], [], []
     for path in paths:
@@ -100,6 +124,8 @@ def _file_blocks(paths, read, budget):
             continue
         blocks.append(block)
         left -= len(block)
+        if shown is not None:
+            shown[path] = text
     if too_long:
         blocks.append(f"Not included (too long for this message), read it with read_file: {', '.join(too_long)}")
     if unreadable:

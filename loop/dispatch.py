@@ -1,8 +1,10 @@
 """Running a turn's tool calls: refuse what must not run, run the rest, answer every one.
 
 `run_calls` is step 5 of a turn in agent_loop.py. A call with no name, an unknown tool,
-arguments that do not fit the schema, or one past MAX_CALLS_PER_TURN is refused before it
-reaches the tools; anything a tool raises becomes an error result. Either way the model gets
+arguments that do not fit the schema, one past MAX_CALLS_PER_TURN, or an edit written as text
+that cannot be applied (its `refusal`) is refused before it reaches the tools; anything a tool
+raises becomes an error result. What the model reads of a result is `run.shown(...)`: under
+context="preload", test output is its failures and an unchanged file is a note. Either way the model gets
 one tool message per call, in call order, so it can read what went wrong.
 
 What this file deliberately is not: the tools themselves (repo_tools.py) or a sandbox.
@@ -25,14 +27,14 @@ def run_calls(run, calls, written_as_text, turn):
         start = {"type": "tool_start", "turn": turn, "index": index, "name": name, "arguments": arguments,
                  **({"written_as_text": True} if written_as_text else {})}
         yield start
-        refusal = _refusal(schemas, name, arguments, index)
+        refusal = getattr(call, "refusal", None) or _refusal(schemas, name, arguments, index)
         result = {"error": refusal} if refusal else invoke(run.tools, name, arguments, run.budget)
         if not refusal:
             ran["executed"] += 1
             ran["repeated"] = run.watch.executed_call(name, arguments, result) or ran["repeated"]
         ran["results"].append(result)
         yield {**start, "type": "tool_result", "result": result}
-        run.messages.append({"role": "tool", "tool_name": name or "", "content": json.dumps(result)})
+        run.messages.append({"role": "tool", "tool_name": name or "", "content": json.dumps(run.shown(name, result))})
     return ran
 
 

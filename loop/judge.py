@@ -10,6 +10,7 @@ failures back to the model; whether the repair worked is decided after the run, 
 """
 from loop import turn_policy as policy
 from loop.dispatch import invoke
+from loop.written import Refused
 
 
 def judge_turn(run, turn, outcome, calls, written, ran):
@@ -31,6 +32,8 @@ def judge_turn(run, turn, outcome, calls, written, ran):
             correction = yield from _check_finish(run, turn)
             if correction is None:
                 return "assistant_finished"
+        elif written:  # its edits ran, but the calls it wrote as text did not (text_calls="nudge")
+            correction = policy.text_call_nudge(turn, written)
     if correction:
         yield correction
         run.messages.append({"role": "user", "content": correction["text"]})
@@ -41,7 +44,7 @@ def _malformed(run, turn, outcome, calls, written, ran):
     """The correction for a malformed turn, or None: every call refused, calls only
     written as text (under text_calls="nudge"), or nothing at all."""
     if calls and ran["executed"] == 0:
-        return policy.refused_nudge(turn, ran["results"], run.names)
+        return policy.refused_nudge(turn, ran["results"], run.names, code=all(isinstance(c, Refused) for c in calls))
     if not calls and written:
         return policy.text_call_nudge(turn, written)
     if not calls and not outcome["content"].strip():
@@ -64,4 +67,4 @@ def _check_finish(run, turn):
     yield {**event, "type": "tool_result", "result": result}
     if result.get("exit_code") == 0:
         return None
-    return policy.tests_fail_nudge(turn, result)
+    return policy.tests_fail_nudge(turn, result, run.correction(result))

@@ -75,7 +75,13 @@ def empty_turn_nudge(turn, tool_names):
                  f"({', '.join(tool_names)}), or reply with one short sentence if you are done.")
 
 
-def refused_nudge(turn, results, tool_names):
+def refused_nudge(turn, results, tool_names, code=False):
+    """Nothing the model asked for ran. `code`: what it asked for was code written as text
+    (text_edits="run") that could not be applied, so the words are about the code."""
+    if code:
+        return nudge(turn, "calls_refused",
+                     f"Your code was not applied: {results[0]['error']} Answer with the corrected code "
+                     "again, or call replace_text with text copied exactly from the file.")
     return nudge(turn, "calls_refused",
                  f"None of your tool calls ran ({results[0]['error']}). Call one of "
                  f"{', '.join(tool_names)}, with its arguments as a JSON object of strings.")
@@ -88,7 +94,11 @@ def no_progress_nudge(turn, repeated):
                  "for example read the file again and change your approach.")
 
 
-def tests_fail_nudge(turn, result):
+def tests_fail_nudge(turn, result, correction=None):
+    """The model said it was done, but the tests fail. `correction` (under context="preload")
+    carries the failures and the files it changed, so a model that answers in code can answer."""
+    if correction:
+        return nudge(turn, "tests_fail", f"You said you were done, but the tests still fail.\n\n{correction}")
     failing = [line for line in result.get("output", "").splitlines()
                if line.startswith(("FAILED ", "ERROR "))][:10]
     summary = "\n".join(failing) or result.get("output", "")[-500:]

@@ -44,18 +44,25 @@ def add_model_flags(parser):
 
 
 def add_loop_flags(parser):
-    parser.add_argument("--max-turns", type=positive(int), default=8, help="model requests at most")
-    parser.add_argument("--deadline", type=positive(float), help="total seconds for one run")
-    parser.add_argument("--text-calls", choices=("nudge", "run"), default="nudge",
-                        help="tool calls written as text: tell the model (nudge, default) or run them")
-    parser.add_argument("--verify-finish", type=positive(int, allow_zero=True), default=0, metavar="N",
-                        help="run the tests when the model finishes; hand failures back at most N times")
+    """The loop's settings as flags; each default is LoopSettings' own, so it is set in one place."""
+    default = LoopSettings()
+    parser.add_argument("--max-turns", type=positive(int), default=default.max_turns, help="model requests at most")
+    parser.add_argument("--deadline", type=positive(float), default=default.deadline, help="total seconds for one run")
+    parser.add_argument("--text-calls", choices=("nudge", "run"), default=default.text_calls,
+                        help=f"tool calls written as text: tell the model (nudge) or run them (default {default.text_calls})")
+    parser.add_argument("--verify-finish", type=positive(int, allow_zero=True), default=default.verify_finish,
+                        metavar="N", help="run the tests when the model finishes; hand failures back at most N times")
+    parser.add_argument("--context", choices=("tools", "preload"), default=default.context,
+                        help=f"the first message: the ticket (tools), or also the failures and the files "
+                             f"(preload; default {default.context})")
+    parser.add_argument("--text-edits", choices=("off", "run"), default=default.text_edits,
+                        help=f"code blocks and diffs in a reply: text (off) or edits to run (default {default.text_edits})")
 
 
 def settings_from(args):
     """The run's LoopSettings from the parsed flags; a bad combination is a ValueError."""
     return LoopSettings(max_turns=args.max_turns, deadline=args.deadline, text_calls=args.text_calls,
-                        verify_finish=args.verify_finish)
+                        verify_finish=args.verify_finish, context=args.context, text_edits=args.text_edits)
 
 
 def parse_args(argv=None, description="Record one live run of the coding loop."):

@@ -95,7 +95,7 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     start_tests = start_tests or tools.run_tests()
     start_s = round(time.perf_counter() - started, 4)
     recorder, events, tool_s = Recorder(chat), [], []
-    for event in agent_events(recorder, tools, prompt, settings):
+    for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests):
         if event["type"] == "tool_start":
             tool_started = time.perf_counter()
         elif event["type"] == "tool_result":

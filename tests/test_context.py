@@ -23,7 +23,6 @@ from loop.failure_digest import DIGEST_CHARS, E_LINES, LINE_CHARS, LISTED_TESTS
 from repo_tools import RepoTools
 from workspace.task_catalog import fresh_copy, load_task, solution_edits, task_names
 
-
 DISCOUNT = "discount_percent"
 (FIX,) = solution_edits(load_task(DISCOUNT))
 DEEP = """def a(n):

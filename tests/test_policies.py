@@ -199,6 +199,7 @@ def test_a_turn_resplit_at_random_points_gives_the_identical_next_request(path):
     for _ in range(25):
         changed = {**recording, "turns": [{**turn, "chunks": resplit(turn["chunks"], rng)} for turn in recording["turns"]]}
         model = ReplayModel(changed)  # checks every request against the recorded one
-        events = list(agent_events(model, ServedTools(changed), recording["task"], settings))
+        events = list(agent_events(model, ServedTools(changed), recording["task"], settings,
+                                   start_tests=recording.get("start_tests")))
         assert events[-1] == recording["stop"], events[-1]
         assert model.unplayed == 0

@@ -1,0 +1,59 @@
+"""What one run keeps from turn to turn, and its wall-clock budget.
+
+`Run` holds a run's settings, tools and budget, the tool schemas it offers (chosen once), the
+policies' memory (turn_policy.Watch), the conversation, and what the model has been shown of
+the repository: under context="preload" the first message carries the failures and the files
+(loop/context.py), and `shown` decides what the model reads of each tool result.
+
+What this file deliberately is not: the loop (agent_loop.py says what happens in a turn).
+"""
+import time
+
+from loop import context
+from loop import turn_policy as policy
+
+now = time.monotonic  # the deadline's clock; a module name so tests can swap in a fake one
+
+
+class Run:
+    """One run's state, from its first message to its stop."""
+
+    def __init__(self, settings, tools, task, start_tests=None):
+        self.settings, self.tools = settings, tools
+        self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
+        self.names = [s["function"]["name"] for s in self.schemas]
+        self.budget, self.watch = Budget(settings.deadline), policy.Watch(settings.verify_finish)
+        self.seen, self.changed = {}, []  # file texts the model was shown; files it edited, in order
+        if settings.context == "preload":
+            task, self.seen = context.preload(tools.task, start_tests, tools.read_file, prompt=task,
+                                              blocks=settings.text_edits == "run")
+        self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
+
+    def shown(self, name, result):
+        """What the model reads of a tool result (and what the run learns from it)."""
+        if name == "replace_text" and isinstance(result, dict) and "replaced" in result:
+            self.changed = [*dict.fromkeys([*self.changed, result.get("path")])]
+        if self.settings.context != "preload":
+            return result
+        return context.shown_result(name, result, self.seen)
+
+    def correction(self, result):
+        """Under "preload", what a correction after failing tests says: the failures and the
+        current text of the files the model changed; otherwise None (the usual words)."""
+        if self.settings.context != "preload":
+            return None
+        return context.correction_message(result, self.changed, self.tools.read_file,
+                                          blocks=self.settings.text_edits == "run")
+
+
+class Budget:
+    """The run's wall-clock budget (None: no budget), on the module's clock."""
+
+    def __init__(self, seconds):
+        self.ends_at = None if seconds is None else now() + seconds
+
+    def left(self):
+        return None if self.ends_at is None else max(0.0, self.ends_at - now())
+
+    def spent(self):
+        return self.ends_at is not None and now() >= self.ends_at

@@ -1,0 +1,58 @@
+"""What a complete turn without native calls wrote as text: edits (code blocks, diffs) and calls.
+
+Step 3 of a turn in agent_loop.py. Small models answer a failure with the corrected code in a
+fenced block, and often write `run_tests()` after it in the same reply: under
+`text_edits="run"` the edits become `replace_text` calls (loop/text_edits.py finds them), and
+they run before any call written as text in that turn, because the model means both, in that
+order. Under `text_calls="run"` the written calls run too; under "nudge" they are handed back
+as not run, so the model can be told.
+
+What this file deliberately is not: a parser (text_edits.py and text_calls.py read the text)
+or an editor: every edit still goes through replace_text, with its allowlist and checks.
+"""
+from loop.text_calls import find_text_calls
+from loop.text_edits import find_text_edits
+
+
+def written_calls(run, content):
+    """(calls to run, calls written as text that are not run), in the order they run."""
+    edits = text_edit_calls(run, content) if run.settings.text_edits == "run" else []
+    written = find_text_calls(content, run.schemas)
+    if run.settings.text_calls == "run":
+        return edits + written, []
+    return edits, written
+
+
+def text_edit_calls(run, content):
+    """The edits in a reply as replace_text calls; an edit that cannot be applied becomes a call
+    carrying its `refusal`, so the model reads why (which hunk, what did not match)."""
+    task = run.tools.task
+    files = {path: text for path in task.editable if (text := current_text(run.tools, path)) is not None}
+    others = [path for path in task.readable if path not in task.editable]
+    calls = []
+    for edit in find_text_edits(content, files, others):
+        # The tool's schema asks for a path only when the task has several editable files.
+        named = {"path": edit["path"]} if len(task.editable) > 1 and edit.get("path") else {}
+        if "error" in edit:
+            calls.append(Refused({"function": {"name": "replace_text", "arguments": named}}, edit["error"]))
+        else:
+            calls.append({"function": {"name": "replace_text",
+                                       "arguments": {**named, "old": edit["old"], "new": edit["new"]}}})
+    return calls
+
+
+class Refused(dict):
+    """A call the harness made from the model's text and refuses before it runs, with why. A
+    class of its own, not a key: nothing a server streams can make a call refused this way."""
+
+    def __init__(self, call, refusal):
+        super().__init__(call)
+        self.refusal = refusal
+
+
+def current_text(tools, path):
+    """An editable file's text as replace_text will see it, or None when it cannot be read."""
+    try:
+        return tools.read_file(path)["text"]
+    except (ValueError, TypeError, OSError, KeyError):
+        return None
