@@ -3,12 +3,15 @@
     ollama pull gemma4:e2b
     python record_run.py                      # writes recordings/live-<time>.json
     python record_run.py --api openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b
+    python record_run.py --task refund_limit                # another shipped task
+    python record_run.py --tasks-dir ~/my-tasks --task NAME   # a task from any folder
 
-It checks the output path and the server first, copies the sample to a temporary folder,
-runs the starting tests, runs the loop while printing its progress, runs the independent
-verdict, and writes the recording atomically. It exits 0 whenever a recording was written,
-whatever the verdict; a run is never lost (if the output cannot be written at the end, the
-recording goes to a temporary file and the path is printed).
+It checks the output path, the task and the server first, copies the task's repository (the
+sample's by default) to a temporary folder, runs the starting tests, runs the loop while
+printing its progress, runs the independent verdict, and writes the recording atomically. It
+exits 0 whenever a recording was written, whatever the verdict; a run is never lost (if the
+output cannot be written at the end, the recording goes to a temporary file and the path is
+printed).
 
 What this file deliberately is not: a judge (verdict.py is), or a way to make a recording
 look live: `--scripted ABOUT` labels a run against a fake server as `source: "scripted"`.
@@ -30,12 +33,15 @@ def main(argv=None):
     problem = output_problem(args.output)
     if problem:
         return fail(problem)
+    try:  # a task folder is untrusted input: checked once, here, before the server is asked
+        task = load_task(args.task, args.tasks_dir)
+    except ValueError as error:
+        return fail(error)
     model = make_model(args)
     try:
         model_info = model.check()  # fail before any work: server up, model there, tools supported
     except ModelUnavailable as error:
         return fail(error)
-    task = load_task()
     with tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
         try:
             tools = RepoTools(fresh_copy(task, folder), task=task,
@@ -46,7 +52,7 @@ def main(argv=None):
             print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
         # Every line goes through one Printer: if the reader goes away (`| head`), the run goes on.
         show = Printer(show_thinking=args.show_thinking)
-        show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of the sample")
+        show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of task {clean(task.name)}")
         start_tests = tools.run_tests()
         show.line(f"starting tests: {result_line(start_tests)}")
         try:

@@ -3,13 +3,17 @@
     python replay.py                 # every file in recordings/, real tools and real pytest
     python replay.py FILE [FILE ...]
     python replay.py --served        # recorded tool results instead: no subprocess at all
+    python replay.py --tasks-dir DIR FILE   # a recording of a task from another folder
 
 `ReplayModel` plays turn i's saved chunks for request i and, by default, checks that the
 request equals the recorded one, so a change to the loop, the prompt or a tool that alters
-what the model would have seen is caught and named. `replay(path)` runs a recording on a
-fresh copy of its task's repository with the real tools and pytest; `replay(path,
-served=True)` serves each tool's recorded result and requires the very same events. The CLI
-exits non-zero when any replay differs from its recording.
+what the model would have seen is caught and named; a recorded model error is raised again,
+worded exactly as recorded. `replay(path)` runs a recording on a fresh copy of its task's
+repository with the real tools and pytest; `replay(path, served=True)` serves each tool's
+recorded result, requires the very same events and recomputes the verdict from the recorded
+final tests. Both compare the final tests' counts and the verdict with the recording's. The
+CLI ends with a table of every recording (which differ, and how) and exits non-zero when any
+replay differs from its recording.
 
 What this file deliberately is not: a model. It cannot answer a request it has not seen.
 """
@@ -20,17 +24,38 @@ from pathlib import Path
 
 from agent_loop import agent_events
 from repo_tools import RepoTools, schemas_for
-from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli
+from runs.printer import OneLineParser, Printer, clean, columns, fail, result_line, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
-from runs.replay_check import RequestDrift, check_request, check_tools, event_differences, outcome_differences
+from runs.replay_check import (
+    RequestDrift,
+    check_request,
+    check_tools,
+    event_differences,
+    outcome_differences,
+    verdict_differences,
+)
 from workspace import sandbox
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
+from workspace.verdict import verdict as recomputed_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"
+TABLE = ("recording", "source", "stop", "verdict", "same?")  # the closing table's columns
 
 
 class ReplayedModelError(Exception):
     """The recorded model failed here; the replay fails the same way."""
+
+
+def recorded_error(text):
+    """An exception the loop words exactly as the recorded `text`. The loop writes a model error
+    as "Name: message" (the exception's class name, then its text), so the replayed exception
+    takes the recorded name: a served replay must give the very same `stopped` event. A name
+    no class can have (a hand-edited recording) keeps the whole text, and the replay differs."""
+    name, colon, message = text.partition(": ")
+    try:
+        return type(name, (ReplayedModelError,), {})(message) if colon else ReplayedModelError(text)
+    except (ValueError, UnicodeError):  # a NUL or a lone surrogate in the name
+        return ReplayedModelError(text)
 
 
 class ReplayModel:
@@ -59,17 +84,18 @@ class ReplayModel:
         for chunk in turn["chunks"]:
             yield plain_copy(chunk)
         if "error" in turn:
-            raise ReplayedModelError(turn["error"])
+            raise recorded_error(turn["error"])
 
 
 class ServedTools:
     """Tools that answer each call with its recorded result, in order; nothing runs. The schemas
-    are today's for the recording's task, so a changed schema shows up as drift. The files are
-    kept in memory, pristine at the start and edited as each served replace_text says, so the
-    loop can read them (context="preload", edits written as text) without any file system."""
+    are today's for the recording's task (a shipped one unless `task` is given), so a changed
+    schema shows up as drift. The files are kept in memory, pristine at the start and edited as
+    each served replace_text says, so the loop can read them (context="preload", edits written
+    as text) without any file system."""
 
-    def __init__(self, recording):
-        self.task = load_task(recording.get("task_name", SAMPLE_TASK))
+    def __init__(self, recording, task=None):
+        self.task = task or load_task(recording.get("task_name", SAMPLE_TASK))
         self.schemas = schemas_for(self.task)
         self.files = {path: (self.task.repo / path).read_bytes().decode("utf-8", errors="replace")
                       for path in self.task.readable}
@@ -98,18 +124,21 @@ class ServedTools:
         self.files[path] = self.files[path].replace(arguments["old"], arguments["new"], 1)
 
 
-def replay(path, *, check_requests=True, served=False):
-    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}."""
+def replay(path, *, check_requests=True, served=False, tasks_dir=None):
+    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}.
+    `tasks_dir`: the folder its task comes from (default: the shipped tasks/)."""
     recording = load(path)
-    task = load_task(recording.get("task_name", SAMPLE_TASK))
+    task = load_task(recording.get("task_name", SAMPLE_TASK), tasks_dir)
     if recording["sample"] != sample_hashes(task.repo):
         raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")
     model, settings = ReplayModel(recording, check_requests), loop_settings(recording)
     if served:
-        events = list(agent_events(model, ServedTools(recording), recording["task"], settings,
+        events = list(agent_events(model, ServedTools(recording, task), recording["task"], settings,
                                    start_tests=recording.get("start_tests")))
-        body = {key: recording.get(key) for key in ("final_tests", "verdict", "changed_files", "tests_unchanged")}
+        # No pytest runs: the verdict is recomputed from the recorded runs.
+        body = {key: recording.get(key) for key in ("final_tests", "changed_files", "tests_unchanged")}
+        body["verdict"] = recomputed_verdict(body["final_tests"], recording["tests_unchanged"], recording["start_tests"])
         differences = event_differences(recording["events"], events)
     else:
         with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
@@ -117,6 +146,7 @@ def replay(path, *, check_requests=True, served=False):
                                 prompt=recording["task"])
         events = body["events"]
         differences = outcome_differences(recording, events, body["final_tests"])
+    differences += verdict_differences(recording, body["final_tests"], body["verdict"])
     if model.unplayed > 0:
         differences.append(f"{model.unplayed} recorded turn(s) were never requested")
     return {"recording": recording, "events": events, "final_tests": body["final_tests"], "verdict": body["verdict"],
@@ -129,6 +159,8 @@ def main(argv=None):
     parser.add_argument("paths", nargs="*", metavar="FILE", help="recordings (default: every file in recordings/)")
     parser.add_argument("--served", action="store_true",
                         help="serve recorded tool results (no pytest, no subprocess); events must match exactly")
+    # Not runs.flags.add_task_flags: runs/flags.py imports the model SDKs, which a replay never needs.
+    parser.add_argument("--tasks-dir", metavar="DIR", help="the folder of the recordings' tasks (default: tasks/)")
     args = parser.parse_args(argv)
     paths = args.paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
     if not paths:
@@ -138,34 +170,49 @@ def main(argv=None):
                      "`pip install -r requirements-lock.txt` in this environment first")
     if not args.served and sandbox.detect()[1]:
         print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)  # once, not per recording
+    rows = []
     try:
-        failed = sum(not _replay_one(path, args.served) for path in paths)
+        for path in paths:
+            rows.append(_replay_one(path, args.served, args.tasks_dir))
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
-    print(f"{len(paths) - failed} of {len(paths)} recordings replayed as recorded")
-    return 1 if failed else 0
+    # After hundreds of transcript lines, the end says which recordings differ and how.
+    print("\n".join(columns(TABLE, rows)))
+    same = sum(row[-1] == "yes" for row in rows)
+    print(f"{same} of {len(paths)} recordings replayed as recorded")
+    return 0 if same == len(paths) else 1
 
 
-def _replay_one(path, served):
-    """Replay and print one recording; True when it matches."""
+def _replay_one(path, served, tasks_dir):
+    """Replay and print one recording; return its row of the closing table."""
     try:
-        result = replay(path, served=served)
+        result = replay(path, served=served, tasks_dir=tasks_dir)
     except (OSError, ValueError) as error:
         print(f"error: {clean(str(error))}", file=sys.stderr)
-        return False
+        return [Path(path).name, "?", "?", "?", "ERROR"]
     recording = result["recording"]
     label = recording.get("about") or recording["model"]["name"]
     print(f"=== {path} ({recording['source']}: {clean(str(label))})")
     show = Printer()
     for event in result["events"]:
         show(event)
-    print(f"verdict: {clean(str(result['verdict']))} (independent pytest: {result_line(result['final_tests'])})")
+    if served:  # no pytest ran: the verdict shown is the recording's, and is said to be
+        print(f"verdict: {clean(recording['verdict'])} (as recorded; no pytest ran in a served replay)")
+    else:
+        print(f"verdict: {clean(result['verdict'])} (independent pytest: {result_line(result['final_tests'])})")
     if result["differences"]:
         print("DIFFERS from the recording:\n" + "\n".join(f"  - {clean(d)}" for d in result["differences"]) + "\n")
-        return False
-    print("matches the recording\n")
-    return True
+    else:
+        print("matches the recording\n")
+    stops = recording["events"][-1]["reason"], result["events"][-1]["reason"]
+    return [Path(path).name, recording["source"], _then(*stops), _then(recording["verdict"], result["verdict"]),
+            "NO" if result["differences"] else "yes"]
+
+
+def _then(recorded, replayed):
+    """One cell: the recorded value, and the replayed one after an arrow when they differ."""
+    return recorded if recorded == replayed else f"{recorded} -> {replayed}"
 
 
 if __name__ == "__main__":

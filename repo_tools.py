@@ -43,6 +43,17 @@ def schemas_for(task):
             _schema("run_tests", "Run the repository's tests with pytest; exit_code 0 means they all pass.")]
 
 
+def _no_match(relative, old, count):
+    """Why `old` cannot be replaced, and what to do instead."""
+    if count == 0 and "\ufffd" in old:
+        # read_file shows bytes that are not UTF-8 as U+FFFD, but the file holds the bytes, not U+FFFD.
+        return (f"old text not found in {relative}: U+FFFD (\ufffd) in what read_file shows stands for bytes "
+                "that are not UTF-8, which cannot be matched; copy text beside them instead.")
+    found = "not found" if count == 0 else f"found {count} times"
+    return (f"old text {found} in {relative}; it must match exactly once. "
+            "Read the file again and copy the text exactly, with enough context to be unique.")
+
+
 class RepoTools:
     def __init__(self, root, *, task=None, test_timeout=15.0, sandbox_mode="auto"):
         """task: a workspace.task_catalog.Task (default: the sample's). sandbox_mode: "auto"
@@ -70,8 +81,9 @@ class RepoTools:
         return self._tools[name](**arguments)
 
     def read_file(self, path):
-        """Return the text of one readable file."""
-        return {"path": self._relative(path, self.task.readable), "text": self._read(path, self.task.readable)}
+        """Return the text of one readable file (a byte that is not UTF-8 is shown as U+FFFD)."""
+        text = self._read(path, self.task.readable).decode("utf-8", errors="replace")
+        return {"path": self._relative(path, self.task.readable), "text": text}
 
     def replace_text(self, old, new, path=None):
         """Replace `old` with `new` in an editable file when `old` occurs exactly once."""
@@ -80,7 +92,9 @@ class RepoTools:
         if path is None:
             raise ValueError(f"say which file to edit: path is one of {', '.join(self.task.editable)}")
         relative = self._relative(path, self.task.editable)
-        text = self._read(relative, self.task.editable)
+        # Match on the file's own bytes: each byte that is not UTF-8 becomes a lone surrogate that
+        # encodes back to the very same byte, so no byte outside the replaced span ever changes.
+        text = self._read(relative, self.task.editable).decode("utf-8", "surrogateescape")
         if not old:
             raise ValueError(f"old must be non-empty text copied from {relative}")
         if old == new:  # a real small model "edited" this way six times in a row, each time told it worked
@@ -88,11 +102,11 @@ class RepoTools:
                              "write the corrected code in `new`")
         count = text.count(old)
         if count != 1:
-            found = "not found" if count == 0 else f"found {count} times"
-            raise ValueError(f"old text {found} in {relative}; it must match exactly once. "
-                             "Read the file again and copy the text exactly, with enough context to be unique.")
-        edited = text.replace(old, new, 1)
-        if len(edited.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+            raise ValueError(_no_match(relative, old, count))
+        before, _, after = text.partition(old)
+        edited = (before.encode("utf-8", "surrogateescape") + new.encode("utf-8", "surrogatepass")
+                  + after.encode("utf-8", "surrogateescape"))
+        if len(edited) > MAX_FILE_BYTES:
             raise ValueError(f"the edit would make {relative} larger than {MAX_FILE_BYTES} bytes; refused")
         write_atomic(self.root / relative, edited)
         return {"path": relative, "replaced": 1}
@@ -106,7 +120,7 @@ class RepoTools:
         return result
 
     def _read(self, path, allowed):
-        """The text of an allowed file, refusing links out, odd files and huge ones."""
+        """The bytes of an allowed file, refusing links out, odd files and huge ones."""
         relative = self._relative(path, allowed)
         try:
             resolved = (self.root / relative).resolve(strict=True)  # follows links, so a link out is caught
@@ -117,7 +131,7 @@ class RepoTools:
         info = resolved.stat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:  # a FIFO would hang a read
             raise ValueError(f"{path!r} is not a regular file under {MAX_FILE_BYTES} bytes; refused")
-        return resolved.read_bytes().decode("utf-8", errors="replace")
+        return resolved.read_bytes()
 
     def _relative(self, path, allowed):
         if os.path.isabs(path) or ".." in Path(path).parts:

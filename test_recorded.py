@@ -21,7 +21,7 @@ SCRIPTED = {"fix_in_one_edit": "assistant_finished", "max_turns_one": "max_turns
             "syntax_error_recovery": "assistant_finished", "text_call_nudged": "assistant_finished",
             "text_call_run": "assistant_finished", "format_errors": "format_errors",
             "no_progress": "no_progress", "finish_checked": "assistant_finished",
-            "exits_early_not_repaired": "assistant_finished"}
+            "exits_early_not_repaired": "assistant_finished", "model_error": "model_error"}
 
 
 def recording_file(tmp_path, change, name="fix_in_one_edit"):
@@ -188,7 +188,8 @@ def test_replay_refuses_a_task_whose_files_differ_from_the_recordings(monkeypatc
     changed = Path(shutil.copytree(HERE / "sample_repo", tmp_path / "sample"))
     (changed / "path_rules.py").write_text((changed / "path_rules.py").read_text() + "\n# edited\n")
     real = task_catalog.load_task
-    monkeypatch.setattr("replay.load_task", lambda name: real(name).__class__(**{**vars(real(name)), "repo": changed}))
+    monkeypatch.setattr("replay.load_task",
+                        lambda name, tasks_dir=None: real(name).__class__(**{**vars(real(name)), "repo": changed}))
     with pytest.raises(ValueError, match="files differ"):
         replay(RECORDINGS[0])
 
@@ -207,7 +208,12 @@ def test_replay_refuses_a_task_whose_files_differ_from_the_recordings(monkeypatc
     (lambda r: r.update(tools=[1]), "tool 1: needs function.name"),
     (lambda r: r.update(model="x"), "'model' has the wrong type"),
     (lambda r: r["events"][0].update(turn="1"), "event 1: turn and index must be ints"),
-    (lambda r: r.update(verdict=["repaired"]), "'verdict' must be text"),
+    (lambda r: r.update(verdict=["repaired"]), "'verdict' has the wrong type"),
+    # A replay recomputes the verdict from these, so a recording without them cannot be checked.
+    (lambda r: r.pop("verdict") and None, "missing 'verdict'"),
+    (lambda r: r.pop("start_tests") and None, "missing 'start_tests'"),
+    (lambda r: r.update(tests_unchanged="yes"), "'tests_unchanged' has the wrong type"),
+    (lambda r: r["start_tests"].update(passed=None), "start_tests.passed must be an int"),
 ])
 def test_an_invalid_recording_is_one_error_line_and_a_nonzero_exit(tmp_path, capsys, change, message):
     path = recording_file(tmp_path, change)

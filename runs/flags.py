@@ -1,4 +1,4 @@
-"""The flags that choose a model and the run's policies, shared by record_run.py and evaluate.py.
+"""The flags that choose a model, the run's policies and the task, shared by record_run.py and evaluate.py.
 
 `--api ollama` (default) builds a `LocalModel`; `--api openai --base-url URL` an `OpenAIModel`
 for llama.cpp, vLLM, LM Studio or Ollama's /v1. The model options are flags and are recorded
@@ -14,6 +14,7 @@ from pathlib import Path
 from agent_loop import LoopSettings
 from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel
 from runs.printer import OneLineParser
+from workspace.task_catalog import SAMPLE_TASK
 
 
 def positive(kind, allow_zero=False):
@@ -59,6 +60,15 @@ def add_loop_flags(parser):
                         help=f"code blocks and diffs in a reply: text (off) or edits to run (default {default.text_edits})")
 
 
+def add_task_flags(parser, choose=True):
+    """--tasks-dir DIR (tasks from any folder, in the shipped format) and, with `choose`, --task NAME."""
+    if choose:
+        parser.add_argument("--task", default=SAMPLE_TASK, metavar="NAME",
+                            help=f"the task to run (default: {SAMPLE_TASK}, the card's sample)")
+    parser.add_argument("--tasks-dir", metavar="DIR",
+                        help="read tasks from DIR/<name>/task.json instead of the shipped tasks/")
+
+
 def settings_from(args):
     """The run's LoopSettings from the parsed flags; a bad combination is a ValueError."""
     return LoopSettings(max_turns=args.max_turns, deadline=args.deadline, text_calls=args.text_calls,
@@ -69,6 +79,7 @@ def parse_args(argv=None, description="Record one live run of the coding loop.")
     parser = OneLineParser(description=description)
     add_model_flags(parser)
     add_loop_flags(parser)
+    add_task_flags(parser)
     parser.add_argument("--output", default=None, help="where to write it (default: a new recordings/live-TIME.json)")
     parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
     parser.add_argument("--require-sandbox", action="store_true", help="refuse to run tests unsandboxed")

@@ -1,4 +1,4 @@
-"""Terminal output: loop events as they stream, one line per tool call, one-line flag errors.
+"""Terminal output: loop events as they stream, one line per tool call, tables, one-line errors.
 
 Shared by record_run.py (live progress), replay.py (transcripts) and evaluate.py, so a
 recorded run and its replay read the same. Everything a model (or a recording, or a server)
@@ -115,6 +115,15 @@ def result_line(result):
     if "replaced" in result:
         return f"replaced {result['replaced']} in {clean(str(result.get('path')))}"
     return _short(clean(json.dumps(result, ensure_ascii=False, default=repr)), PREVIEW)
+
+
+def columns(header, rows, widest=40):
+    """A table as plain text lines (header, a rule, the rows): each column as wide as its widest
+    cell, cells cut at `widest` characters, so it reads on any terminal and in any log."""
+    cells = [[_short(clean(str(cell)), widest) for cell in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells]
+    return [lines[0], "  ".join("-" * width for width in widths), *lines[1:]]
 
 
 def _arguments(arguments):

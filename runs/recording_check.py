@@ -14,8 +14,11 @@ def _is(kind):
 
 
 TEXT, NUMBER, MAPPING, LISTING = _is(str), _is(int), _is(dict), _is(list)
+FLAG = _is(bool)
+# The verdict and the runs it comes from are compared by every replay, so they are required.
 TOP_LEVEL = {"format": TEXT, "source": TEXT, "model": MAPPING, "task": TEXT, "settings": MAPPING,
-             "sample": MAPPING, "tools": LISTING, "final_tests": MAPPING, "turns": LISTING, "events": LISTING}
+             "sample": MAPPING, "tools": LISTING, "start_tests": MAPPING, "final_tests": MAPPING,
+             "tests_unchanged": FLAG, "verdict": TEXT, "turns": LISTING, "events": LISTING}
 
 
 def check_recording(recording, expected_format):
@@ -33,10 +36,8 @@ def check_recording(recording, expected_format):
             return f"{key!r} has the wrong type ({type(recording[key]).__name__})"
     return (_settings(recording["settings"]) or _sample(recording["sample"]) or _tools(recording["tools"])
             or (None if TEXT(recording["model"].get("name")) else "model.name must be text")
-            or (None if TEXT(recording.get("verdict", "")) else "'verdict' must be text")
             or _turns(recording["turns"]) or _events(recording["events"])
-            or _tests(recording["final_tests"], "final_tests")
-            or (_tests(recording["start_tests"], "start_tests") if recording.get("start_tests") else None)
+            or _tests(recording["final_tests"], "final_tests") or _tests(recording["start_tests"], "start_tests")
             or (None if TEXT(recording.get("task_name", "")) else "'task_name' must be text"))
 
 

@@ -1,10 +1,10 @@
 """Comparing a replay with its recording, and saying exactly where they part.
 
-Three comparisons: each request the loop sends against the recorded one, messages and tool
+Four comparisons: each request the loop sends against the recorded one, messages and tool
 schemas (`check_request`, `check_tools`, raised as `RequestDrift` inside the replay), a real
-replay's outcome (stop reason, each tool result, the final exit code) and a served replay's
-events, one by one. Every
-message names the turn (from 1), the place, the field and both values, shortened.
+replay's outcome (stop reason, each tool result), a served replay's events, one by one, and in
+both replays the final tests' counts and the verdict (`verdict_differences`). Every message
+names the turn (from 1), the place, the field and both values, shortened.
 
 What this file deliberately is not: a diff tool. It reports the first difference of each
 kind, which is where a reader starts looking.
@@ -14,6 +14,7 @@ import json
 from loop.turn_policy import MACHINE_FIELDS
 
 SHOWN = 60  # characters of each value shown in a message
+COUNTS = ("exit_code", "passed", "failed", "errors")  # what a final test run is compared by
 
 
 class RequestDrift(Exception):
@@ -117,9 +118,20 @@ def outcome_differences(recording, events, final_tests):
             differences.append(f"{where}: {field} is {here} here, {there} in the recording")
     if len(recorded) != len(replayed):
         differences.append(f"tool results: {len(recorded)} in the recording, {len(replayed)} here")
-    want, got = recording["final_tests"].get("exit_code"), final_tests.get("exit_code")
-    if want != got:
-        differences.append(f"final tests (the verdict's run): exit_code {want} in the recording, {got} here")
+    return differences
+
+
+def verdict_differences(recording, final_tests, verdict):
+    """What both replays must reproduce after the loop: the final tests' counts and the verdict.
+    A recording whose saved verdict the replay does not reproduce (hand-edited to "repaired",
+    say) differs, whatever its events."""
+    differences = []
+    for count in COUNTS:
+        want, got = recording["final_tests"].get(count), final_tests.get(count)
+        if want != got:
+            differences.append(f"final tests (the verdict's run): {count} {want} in the recording, {got} here")
+    if recording.get("verdict") != verdict:
+        differences.append(f"verdict: {shorten(recording.get('verdict'))} in the recording, {shorten(verdict)} here")
     return differences
 
 

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from runs.printer import OneLineParser, run_cli
-from testing.fake_ollama import FakeOllama
+from testing.fake_ollama import Drop, FakeOllama
 from testing.scripted import call, calls, done, text, thinking
 from workspace.task_catalog import load_task, solution_edits
 
@@ -123,6 +123,12 @@ SCRIPTS = {
                                    new='import os\nos._exit(0)\n"""Choose which')])],
             [done(tool_calls=[RUN])],
             [text("run_tests exits with code 0: everything passes."), done()],
+        ]),
+    "model_error": (
+        "the server drops the connection mid-stream: the run stops with model_error, and a served "
+        "replay gives the very same error", [], [
+            [done(tool_calls=[READ_CODE])],
+            [text("Only '/' is split; I will "), Drop()],
         ]),
 }
 

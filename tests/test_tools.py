@@ -93,6 +93,29 @@ def test_replace_text_refuses_and_leaves_the_file_alone(tools, workspace, old, e
         assert "Read the file again" in str(error.value)
 
 
+def test_replace_text_keeps_every_byte_it_does_not_edit(tools, workspace):
+    # A Latin-1 comment (not UTF-8), a real U+FFFD and a CRLF, far from the edit: decoding with
+    # replacement and writing back would turn the first two bytes into U+FFFD.
+    target = workspace / "path_rules.py"
+    before = target.read_bytes() + b"# caf\xe9 \xff\xfe\r\n# \xef\xbf\xbd is a real one\n"
+    target.write_bytes(before)
+    assert "# caf\ufffd" in tools.read_file("path_rules.py")["text"]  # what the model is shown
+    tools.replace_text(FIX_OLD, FIX_NEW)
+    assert target.read_bytes() == before.replace(FIX_OLD.encode(), FIX_NEW.encode(), 1)
+
+
+def test_old_text_over_bytes_that_are_not_utf8_is_refused_with_what_to_do_instead(tools, workspace):
+    target = workspace / "path_rules.py"
+    before = target.read_bytes() + b"# caf\xe9 au lait\n"
+    target.write_bytes(before)
+    # The model copies what it was shown, U+FFFD included: no such text is in the file's bytes.
+    with pytest.raises(ValueError, match="bytes that are not UTF-8") as error:
+        tools.replace_text("# caf\ufffd au lait", "# cafe au lait")
+    assert "copy text beside them" in str(error.value) and target.read_bytes() == before
+    tools.replace_text(" au lait", " noir")  # the text beside the byte can be edited, the byte kept
+    assert target.read_bytes() == before.replace(b" au lait", b" noir")
+
+
 def test_a_stale_edit_is_refused_after_the_text_changed(tools):
     tools.replace_text(FIX_OLD, FIX_NEW)
     with pytest.raises(ValueError, match="not found"):

@@ -17,14 +17,16 @@ from pathlib import Path
 
 
 def write_atomic(path, text):
-    """Write text to a temp file beside `path`, then rename: readers never see half a file.
-    The mode is kept but always readable (0644 at least), so sandboxed tests can read it."""
+    """Write `text` (str, as UTF-8 with any lone surrogate kept; or bytes, exactly) to a temp file
+    beside `path`, then rename: readers never see half a file. The mode is kept but always
+    readable (0644 at least), so sandboxed tests can read it."""
     path = Path(path)
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     mode = (path.stat().st_mode & 0o777 if path.exists() else 0) | 0o644
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(temp, mode)  # mkstemp makes 0600
         os.replace(temp, path)
     except BaseException:

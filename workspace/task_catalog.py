@@ -1,9 +1,18 @@
 """The tasks: one faulty repository each, with the ticket a user would file and its allowlists.
 
-`tasks/<name>/task.json` holds `{"title", "ticket", "readable", "editable"}`; the repository is
-`tasks/<name>/repo/` (the sample task `path_rules` points at `sample_repo/` instead, with a
-`"repo"` field). `load_task(name)` returns a `Task`; `fresh_copy(task, folder)` copies its
-pristine repository for one run.
+`DIR/<name>/task.json` holds `{"title", "ticket", "readable", "editable"}`; the repository is
+`DIR/<name>/repo/`. DIR is the shipped `tasks/` unless a caller passes `tasks_dir` (the CLIs'
+`--tasks-dir`). `task_names(tasks_dir)` lists the tasks; `load_task(name, tasks_dir)` reads and
+checks one and returns a `Task`; `fresh_copy(task, folder)` copies its pristine repository.
+
+A task folder is untrusted input (someone else's folder, or a shared one), so `load_task`
+checks everything once, and any problem is one ValueError line naming the task and the field:
+every path is plain, relative, inside `repo/`, an existing regular file, and neither a link nor
+under one; the repository holds no links at all; an editable file is a module that is neither a
+test nor test configuration (editing a conftest.py could make the tests pass with the code
+unfixed). A `"repo"` field may name another folder, relative, without links, inside DIR; the
+shipped catalog alone may point anywhere inside the project, so the sample task `path_rules`
+keeps its repository at `sample_repo/`.
 
 What this file deliberately is not: a grader (verdict.py is) or a place that knows the fix.
 The `solution.json` beside a task is for the scripted attempts and the tests, never the model.
@@ -11,12 +20,18 @@ The `solution.json` beside a task is for the scripted attempts and the tests, ne
 import json
 import os
 import shutil
+import stat
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-TASKS = Path(__file__).resolve().parent.parent / "tasks"
+PROJECT = Path(__file__).resolve().parent.parent
+TASKS = PROJECT / "tasks"
 SAMPLE_TASK = "path_rules"
 TEST_FOLDER = "tests/"
+# Files that pytest (or Python itself) reads as configuration: never editable, whatever a task says.
+TEST_CONFIG = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "setup.py", "pyproject.toml",
+               "sitecustomize.py", "usercustomize.py"}
+MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
 
 
 @dataclass(frozen=True)
@@ -27,6 +42,7 @@ class Task:
     readable: tuple
     editable: tuple
     repo: Path
+    folder: Path  # the task's own folder: task.json, solution.json
 
     def prompt(self):
         """The first user message: the ticket, then which files the tools allow."""
@@ -37,30 +53,136 @@ class Task:
         return path.startswith(TEST_FOLDER)
 
 
-def task_names():
+def is_test_or_config(path):
+    """A test (under tests/, or named like one) or a file pytest reads as configuration."""
+    name = PurePosixPath(path).name
+    return (path.startswith(TEST_FOLDER) or name in TEST_CONFIG or name.startswith("test_")
+            or name.endswith("_test.py"))
+
+
+def task_names(tasks_dir=None):
     """Every task folder with a task.json, the sample first."""
-    names = sorted(p.parent.name for p in TASKS.glob("*/task.json"))
+    names = sorted(p.parent.name for p in _folder(tasks_dir).glob("*/task.json"))
     return sorted(names, key=lambda name: name != SAMPLE_TASK)
 
 
-def load_task(name=SAMPLE_TASK):
-    """Read and check one task; a broken task.json is a ValueError that names it."""
-    folder = TASKS / name
-    if name not in task_names():
-        raise ValueError(f"no task {name!r}; tasks: {', '.join(task_names())}")
-    spec = json.loads((folder / "task.json").read_text(encoding="utf-8"))
+def load_task(name=SAMPLE_TASK, tasks_dir=None):
+    """Read and check one task; any problem is a one-line ValueError naming the task and the field."""
+    folder = _folder(tasks_dir)
+    if name not in task_names(tasks_dir):
+        raise ValueError(f"no task {name!r} in {folder}; tasks: {', '.join(task_names(tasks_dir)) or '(none)'}")
+    spec = _spec(name, folder)
+    # The shipped catalog is the project's own: its sample task shares sample_repo/ with the card.
+    repo = _repo(name, folder, spec.get("repo", "repo"), PROJECT if folder == TASKS else folder)
     task = Task(name=name, title=spec["title"], ticket=spec["ticket"], readable=tuple(spec["readable"]),
-                editable=tuple(spec["editable"]), repo=(folder / spec.get("repo", "repo")).resolve())
-    if not set(task.editable) <= set(task.readable) or any(map(task.is_test_file, task.editable)):
-        raise ValueError(f"task {name!r}: editable files must be readable and never tests")
+                editable=tuple(spec["editable"]), repo=repo, folder=folder / name)
+    problem = _files_problem(task) or _odd_entry(repo)
+    if problem:
+        raise ValueError(f"task {name!r}: {problem}")
     return task
+
+
+def _folder(tasks_dir):
+    return TASKS if tasks_dir is None else Path(tasks_dir).resolve()
+
+
+def _spec(name, folder):
+    """DIR/<name>/task.json as a dict with every required field of the right type."""
+    path = folder / name / "task.json"
+    kind = _kind(folder, f"{name}/task.json")
+    if kind:
+        raise ValueError(f"task {name!r}: task.json {kind}")
+    try:
+        too_big = path.stat().st_size > MAX_SPEC_BYTES
+        spec = None if too_big else json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise ValueError(f"task {name!r}: task.json cannot be read as JSON ({type(error).__name__})") from None
+    if too_big:
+        raise ValueError(f"task {name!r}: task.json is larger than {MAX_SPEC_BYTES} bytes")
+    if not isinstance(spec, dict):
+        raise ValueError(f"task {name!r}: task.json must be a JSON object, not a {type(spec).__name__}")
+    for field in ("title", "ticket"):
+        if not isinstance(spec.get(field), str) or not spec[field].strip():
+            raise ValueError(f"task {name!r}: {field} must be non-empty text")
+    for field in ("readable", "editable"):
+        paths = spec.get(field)
+        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+            raise ValueError(f"task {name!r}: {field} must be a non-empty list of file paths (text)")
+    return spec
+
+
+def _repo(name, folder, given, bound):
+    """The repository folder: relative, inside `bound`, a real folder reached through no link."""
+    if not isinstance(given, str) or not given or os.path.isabs(given):
+        raise ValueError(f"task {name!r}: repo must be a relative folder path, not {str(given)[:80]!r}")
+    # Lexically first (so `..` cannot climb out), then on disk: resolving must change nothing,
+    # or some folder on the way is a link.
+    lexical = Path(os.path.normpath(folder / name / given))
+    if not lexical.is_relative_to(bound):
+        raise ValueError(f"task {name!r}: repo {given!r} is outside {bound}")
+    if lexical.resolve() != lexical or not lexical.is_dir():
+        raise ValueError(f"task {name!r}: repo {given!r} is not a folder reached without links")
+    return lexical
+
+
+def _files_problem(task):
+    """The first problem with the readable and editable paths, or None."""
+    for field in ("readable", "editable"):
+        for path in getattr(task, field):
+            if not path or os.path.isabs(path) or ".." in path.split("/") or PurePosixPath(path).as_posix() != path:
+                return f"{field}: {path[:80]!r} must be a plain relative path inside the repository"
+            kind = _kind(task.repo, path)
+            if kind:
+                return f"{field}: {path!r} {kind}"
+    for path in task.editable:
+        if path not in task.readable:
+            return f"editable: {path!r} must be readable too"
+        if is_test_or_config(path):
+            return f"editable: {path!r} is a test or test configuration; only the code under test may be editable"
+        if not path.endswith(".py"):
+            return f"editable: {path!r} must be a Python module (.py)"
+    return None
+
+
+def _kind(root, path):
+    """None when `root`/`path` is a regular file reached through no link; else what it is instead."""
+    here, parts = Path(root), PurePosixPath(path).parts
+    for depth, part in enumerate(parts, 1):
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return "does not exist"
+        if stat.S_ISLNK(mode):
+            return "is a link" if depth == len(parts) else f"is under a link ({'/'.join(parts[:depth])})"
+    return None if stat.S_ISREG(mode) else "is not a regular file"
+
+
+def _odd_entry(repo):
+    """The first link or special file anywhere in the repository, as a problem, or None."""
+    for here, folders, files in os.walk(repo):
+        for name in folders + files:
+            try:
+                mode = os.lstat(os.path.join(here, name)).st_mode
+            except OSError:
+                continue  # gone while we looked: nothing to copy
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                where = Path(here, name).relative_to(repo).as_posix()
+                return f"repo: {where} is {'a link' if stat.S_ISLNK(mode) else 'a special file'}; " \
+                       "a task's repository may hold only files and folders"
+    return None
 
 
 def fresh_copy(task, folder):
     """Copy the task's pristine repository into `folder`/repo and return the copy's path.
     Modes are opened up (files 0644, folders 0755) so the sandboxed user can read them."""
-    copy = Path(shutil.copytree(task.repo, Path(folder) / "repo",
+    # symlinks=True: a link is copied as a link, never followed, so no outside file's text gets in;
+    # one that appeared since the task was checked is then refused.
+    copy = Path(shutil.copytree(task.repo, Path(folder) / "repo", symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")))
+    problem = _odd_entry(copy)
+    if problem:
+        raise ValueError(f"task {task.name!r}: {problem}")
     for here, folders, files in os.walk(copy):
         os.chmod(here, 0o755)
         for name in files:
@@ -70,5 +192,5 @@ def fresh_copy(task, folder):
 
 def solution_edits(task):
     """The edits that repair a task (`solution.json`): for scripted attempts and tests only."""
-    spec = json.loads((TASKS / task.name / "solution.json").read_text(encoding="utf-8"))
+    spec = json.loads((task.folder / "solution.json").read_text(encoding="utf-8"))
     return spec["edits"]
