@@ -2,7 +2,12 @@
 In reading order:
 
 - grades.py: process grades, the model's final claim, pass@k, the summary.
-- report.py: one self-contained HTML page for an evaluation.
+- report.py: one self-contained HTML page for an evaluation: its facts and a grid of tasks × attempts.
+- report_attempt.py: one attempt's section of a report (verdict, claim, grades, failing tests, diff),
+  with report_transcript.py (its turns and tool calls) and report_files.py (each changed file
+  before and after), shared with improve.py's report.
+- pytest_failures.py: the failing tests and their E lines, read from one run's pytest output.
+- html_parts.py: escaping, cutting, code blocks, diffs and the page itself, for every report.
 - scripted_attempts.py: scripted attempts for every task, so the whole path runs offline.
 
 What this folder deliberately is not: a verdict (workspace/verdict.py is) or part of the loop.

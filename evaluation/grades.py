@@ -1,4 +1,4 @@
-"""Grading attempts and summing them up: process grades, the model's claim, pass@k.
+"""Grading attempts and summing them up: process grades, the model's claim, prompt tokens, pass@k.
 
 Every grade is computed from the events and the independent verdict, never from what the
 model said. The model's final claim is kept beside the verdict only to show when the two
@@ -49,6 +49,15 @@ def claim(attempt):
     text = "".join(e["text"] for e in events if e["type"] == "text_delta" and e["turn"] == last_turn)
     claims = bool(SUCCESS.search(text)) and not NEGATED.search(text)
     return {"text": text, "claims_success": claims, "contradicted": claims and attempt["verdict"] != "repaired"}
+
+
+def prompt_tokens(recording):
+    """The prompt tokens the server counted over one run: the sum of `prompt_eval_count` in each
+    turn's done chunk, or None when no turn has one (scripted runs and servers that do not count)."""
+    counts = [chunk.get("prompt_eval_count") for turn in recording.get("turns") or [] if isinstance(turn, dict)
+              for chunk in turn.get("chunks") or [] if isinstance(chunk, dict) and chunk.get("done")]
+    counts = [n for n in counts if isinstance(n, int) and not isinstance(n, bool)]
+    return sum(counts) if counts else None
 
 
 def pass_at_k(n, c, k):

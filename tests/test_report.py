@@ -1,4 +1,4 @@
-"""Tests for report.py: the evaluation page is complete, inert, and really renders in a browser.
+"""Tests for report.py: the evaluation page is complete, inert, bounded, and really renders in a browser.
 
 The attempts are the shipped recordings with grades and claims worked out simply here
 (evaluate.py's grading has its own tests), plus one hostile attempt whose every model- or
@@ -6,6 +6,7 @@ recording-controlled string tries to break out of the page, and one infra failur
 The browser tests drive Debian's `chromium` through its own CLI (no driver package): one
 headless launch dumps the rendered DOM and takes a screenshot, which a small stdlib-only PNG
 decoder reads back. Without chromium they skip, except under CI, where they must run.
+One attempt's section (failing tests, diffs, bounds) has its own tests in tests/test_report_attempt.py.
 """
 import copy
 import json
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.html_parts import render_page
 from evaluation.report import VERDICT_COLOURS, render_report, write_report
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
@@ -94,7 +96,7 @@ def _summary(attempts):
                                                 "pass@1": repaired / len(graded)},
             "stop_reasons": {a["stop"]["reason"]: 1 for a in graded}, "well_formed_turns": 0.9,
             "infra_failures": 1, "model": {"name": HOSTILE, "digest": HOSTILE}, "commit": HOSTILE,
-            "dirty": True, "seconds_per_attempt": 4.2}
+            "dirty": True, "seconds_per_attempt": 4.2, "prompt_tokens_per_attempt": HOSTILE}
 
 
 class Tags(HTMLParser):
@@ -115,6 +117,7 @@ class Tags(HTMLParser):
 ATTEMPTS = _attempts()
 SUMMARY = _summary(ATTEMPTS)
 PAGE = render_report(SUMMARY, ATTEMPTS)
+RUNNING = render_report(SUMMARY, ATTEMPTS[:5], running=True, total=12)
 
 
 def test_one_cell_per_attempt_each_linking_to_its_section():
@@ -164,6 +167,55 @@ def test_the_page_needs_no_network():
     assert hrefs and all(href.startswith("#") for href in hrefs)
 
 
+def test_each_cell_shows_its_stop_reason_and_a_contradicted_claim():
+    cells = PAGE.split('class="cell"')[1:]
+    assert [cell.split("<small>")[1].split("</small>")[0] for cell in cells[:3]] == [
+        "finished", 'finished <span class="flag">⚠ claimed</span>', "finished"]
+    assert "<small>&lt;script&gt;alert(… (48 more characters)" in cells[4]  # a reason we do not know, cut
+    assert "<small>infra</small>" in cells[-1]
+    flagged = sum('class="flag"' in cell.split("</a>")[0] for cell in cells)
+    assert flagged == sum(a.get("claim", {}).get("contradicted", False) for a in ATTEMPTS) > 0
+    assert "the model claimed success, the verdict disagrees" in cells[1].split(">")[0]  # its title
+
+
+@pytest.mark.parametrize("k, heads", [(1, ["task", "pass@1", "attempts"]),
+                                      (3, ["task", "pass@1", "pass@3", "attempts"]),
+                                      (True, ["task", "pass@1", "attempts"])])
+def test_the_tasks_table_names_its_columns_by_k(k, heads):
+    page = render_report(dict(SUMMARY, k=k), ATTEMPTS)
+    grid = page.split('<table class="grid">')[1].split("</table>")[0]
+    assert [part.split("</th>")[0] for part in grid.split("</tr>")[0].split("<th>")[1:]] == heads
+    assert all(row.count("<td>") == len(heads) - 1 for row in grid.split("</tr>")[1:-1])
+
+
+def test_while_running_the_page_reloads_itself_and_says_how_far_it_got():
+    assert RUNNING.count('<meta http-equiv="refresh" content="10">') == 1
+    assert '<p class="running">running: 5 of 12 attempts done' in RUNNING
+    assert "refresh" not in PAGE and "running:" not in PAGE  # the final page stays still
+    assert "running: 5 attempts done" in render_report(SUMMARY, ATTEMPTS[:5], running=True)
+
+
+def test_prompt_tokens_per_attempt_in_the_header_only_when_counted():
+    assert "<th>prompt tokens per attempt</th><td>&lt;script&gt;" in PAGE  # not a number: shown as text
+    counted = render_report(dict(SUMMARY, prompt_tokens_per_attempt=12345.6), ATTEMPTS)
+    assert "<th>prompt tokens per attempt</th><td>12,346</td>" in counted
+    bare = dict(SUMMARY)
+    del bare["prompt_tokens_per_attempt"]
+    assert "prompt tokens" not in render_report(bare, ATTEMPTS[:1])
+
+
+def test_a_megabyte_in_every_name_still_makes_a_small_page():
+    mb = HOSTILE * 15_000
+    huge = dict(ATTEMPTS[1], attempt_id=mb + "-1", task_name=mb, stop={"type": "stopped", "turn": 1, "reason": mb})
+    summary = dict(SUMMARY, model={"name": mb, "digest": mb}, commit=mb, tasks={mb: {"pass@1": mb, "pass@k": mb}},
+                   stop_reasons={mb: mb})
+    page = render_report(summary, [huge], running=True, total=mb)
+    assert len(page) < 200_000, len(page)
+    assert "\x1b" not in page and "\\x1b[2J" in page  # escaped, never raw
+    tags = Tags(page)
+    assert "script" not in {tag for tag, _ in tags.tags}
+
+
 # --- in a real browser ---------------------------------------------------------------------
 
 CHROMIUM = shutil.which("chromium")
@@ -172,8 +224,9 @@ needs_chromium = pytest.mark.skipif(
     reason="Debian's chromium is not installed (apt-get install -y chromium); CI must have it")
 
 
-def _chromium(page, folder):
-    """One headless launch for both checks: the DOM after rendering, a screenshot, the seconds taken."""
+def _chromium(page, folder, *flags):
+    """One headless launch: the DOM after rendering, a screenshot, the console (where chromium
+    reports what the page's Content-Security-Policy refused), the seconds taken."""
     shot = folder / "shot.png"
     started = time.monotonic()
     run = subprocess.run(
@@ -181,20 +234,23 @@ def _chromium(page, folder):
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          # chromium still calls Google services on its own; with no name resolving, nothing leaves.
          "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={folder / 'profile'}",
-         "--window-size=1200,900", f"--screenshot={shot}", "--dump-dom", page.as_uri()],
+         "--enable-logging=stderr", "--v=0", "--window-size=1200,900", f"--screenshot={shot}", *flags,
+         "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout, shot.read_bytes(), time.monotonic() - started
+    return run.stdout, shot.read_bytes(), run.stderr, time.monotonic() - started
 
 
 # One test, so that pytest-xdist cannot split it over workers and launch chromium twice.
 @needs_chromium
 def test_in_a_real_browser(tmp_path):
     assert CHROMIUM, "CI is set but chromium is not installed: apt-get install -y chromium"
-    dom, png, seconds = _chromium(write_report(tmp_path, SUMMARY, ATTEMPTS), tmp_path)
+    # The page as it is mid-run: with its refresh, which the policy must not refuse.
+    dom, png, console, seconds = _chromium(write_report(tmp_path, SUMMARY, ATTEMPTS, running=True, total=9), tmp_path)
     print(f"chromium took {seconds:.2f} s")
+    assert "Content Security Policy" not in console, console[-2000:]
     tags = Tags(dom)
-    assert len(tags.with_class("cell")) == len(ATTEMPTS)
+    assert len(tags.with_class("cell")) == len(ATTEMPTS) and "running: 7 of 9 attempts done" in dom
     assert "<script" not in dom.lower() and "script" not in {tag for tag, _ in tags.tags}
     assert "http://" not in dom and "https://" not in dom
     # The screenshot: text, tables and cells (not a blank page), and the grid's green and red.
@@ -205,6 +261,13 @@ def test_in_a_real_browser(tmp_path):
     for verdict in ("repaired", "not repaired"):
         wanted = bytes.fromhex(VERDICT_COLOURS[verdict][1:])
         assert any(all(abs(a - b) <= 6 for a, b in zip(c, wanted)) for c in colours), verdict
+    # The refresh really reloads under that policy: the same head, pointed at another page at once
+    # (ten seconds are too long to wait), lands there within a virtual time budget.
+    page = render_page("refresh", "<p>waiting</p>", running=True)
+    (tmp_path / "landed.html").write_text("<!DOCTYPE html><title>landed</title><p>LANDED</p>")
+    (tmp_path / "refresh.html").write_text(page.replace('content="10"', 'content="0;url=landed.html"'))
+    dom, _, console, _ = _chromium(tmp_path / "refresh.html", tmp_path, "--virtual-time-budget=5000")
+    assert "LANDED" in dom and "Content Security Policy" not in console, console[-2000:]
 
 
 def png_pixels(data):
