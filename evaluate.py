@@ -22,7 +22,15 @@ from evaluation.folder import FolderProblem
 from evaluation.grades import markdown_table
 from evaluation.runner import Evaluation, evaluate
 from local_model import ModelUnavailable
-from runs.flags import add_loop_flags, add_model_flags, check_model_flags, make_model, positive, settings_from
+from runs.flags import (
+    add_loop_flags,
+    add_model_flags,
+    add_task_flags,
+    check_model_flags,
+    make_model,
+    positive,
+    settings_from,
+)
 from runs.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 
@@ -33,6 +41,7 @@ def parse_args(argv):
     parser = OneLineParser(description="Evaluate a model on every task, several attempts each.")
     add_model_flags(parser)
     add_loop_flags(parser)
+    add_task_flags(parser, choose=False)
     parser.add_argument("--tasks", default="all", help="all, or names separated by commas")
     parser.add_argument("--attempts", type=positive(int), default=1, metavar="K", help="attempts per task")
     parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
@@ -41,10 +50,11 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if not args.scripted:
         check_model_flags(parser, args)
-    names = task_names() if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
-    unknown = [name for name in names if name not in task_names()]
+    known = task_names(args.tasks_dir)
+    names = known if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
+    unknown = [name for name in names if name not in known]
     if unknown or not names:
-        parser.error(f"unknown task {', '.join(unknown) or '(none)'}; tasks: {', '.join(task_names())}")
+        parser.error(f"unknown task {', '.join(unknown) or '(none)'}; tasks: {', '.join(known) or '(none)'}")
     args.task_list = names
     args.out = Path(args.out or f"evaluations/{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
     return args
@@ -53,7 +63,7 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        settings, tasks = settings_from(args), tuple(load_task(name) for name in args.task_list)
+        settings, tasks = settings_from(args), tuple(load_task(name, args.tasks_dir) for name in args.task_list)
     except ValueError as error:
         return fail(error)
     try:  # the server first: nothing is written into --out before the model check passed

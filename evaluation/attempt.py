@@ -14,7 +14,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from evaluation.grades import claim, grade
+from evaluation.grades import claim, grade, prompt_tokens
 from evaluation.scripted_attempts import attempt_script
 from evaluation.scripted_model import scripted_attempt
 from evaluation.scripted_turns import ScriptedTurns
@@ -48,7 +48,7 @@ def run_attempt(job):
     attempt = {**recording_of(body, source=source, about=about, model=job.info, server=server,
                               adapter=getattr(chat, "recorded_settings", {})),
                "attempt_id": f"{task.name}-{job.k}", "commit": job.commit,
-               "seconds": round(time.perf_counter() - started, 2), "prompt_tokens": prompt_tokens(body["turns"])}
+               "seconds": round(time.perf_counter() - started, 2), "prompt_tokens": prompt_tokens(body)}
     if lost_to_server(body["stop"]):
         attempt["infra_failure"] = body["stop"].get("error", "model_error")
     else:
@@ -74,11 +74,3 @@ def lost_to_server(stop):
     ModelUnavailable; anything else that stopped the stream (a reply too deep to decode, a
     chunk no adapter can read) would happen again on every retry, so it is the attempt's result."""
     return stop.get("reason") == "model_error" and str(stop.get("error", "")).startswith("ModelUnavailable")
-
-
-def prompt_tokens(turns):
-    """Prompt tokens the server evaluated for the attempt (its done chunks' counts), or None."""
-    counts = [chunk.get("prompt_eval_count") for turn in turns for chunk in turn.get("chunks", [])
-              if isinstance(chunk, dict) and chunk.get("done") is True]
-    counts = [count for count in counts if isinstance(count, int) and not isinstance(count, bool)]
-    return sum(counts) if counts else None

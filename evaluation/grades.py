@@ -88,6 +88,7 @@ def summary_of(attempts, k, model, commit, dirty):
     repaired = sum(a["verdict"] == "repaired" for a in graded)
     turns = sum(sum(e["type"] == "model_start" for e in a["events"]) for a in graded)
     seconds = [a["seconds"] for a in graded if "seconds" in a]
+    tokens = [count for a in graded if (count := prompt_tokens(a)) is not None]
     return {
         "k": k, "tasks": tasks,
         "overall": {"attempts": len(graded), "repaired": repaired, "pass@1": pass_at_k(len(graded), repaired, 1)},
@@ -98,6 +99,8 @@ def summary_of(attempts, k, model, commit, dirty):
         # A resumed evaluation may hold attempts made at other commits: say so.
         "attempt_commits": sorted({a["commit"] for a in graded if a.get("commit")}),
         "seconds_per_attempt": round(sum(seconds) / len(seconds), 2) if seconds else None,
+        # On a CPU the prompt is most of a turn's time: what the harness sends is what it costs.
+        "prompt_tokens_per_attempt": round(sum(tokens) / len(tokens)) if tokens else None,
     }
 
 

@@ -106,7 +106,7 @@ def _write(folder, evaluation, attempts, info, commit, dirty, running=None):
     attempts = sorted(attempts, key=order)
     summary = summary_of(attempts, evaluation.attempts, info, commit, dirty)
     write_atomic(folder.out / "summary.json", json.dumps(summary, indent=1) + "\n")
-    write_report(folder.out, summary, attempts)
+    write_report(folder.out, summary, attempts, running=running is not None, total=running)
     return summary
 
 
