@@ -34,7 +34,6 @@ from runs.flags import (
     check_model_flags,
     make_model,
     positive,
-    start_deadline,
 )
 from runs.printer import OneLineParser, clean, fail, run_cli
 from runs.recording import FORMAT, load, run_recorded, save
@@ -168,10 +167,10 @@ def run_attempt(args, info, commit, name, k):
     with tempfile.TemporaryDirectory(prefix="coding-loop-eval-") as folder:
         tools = RepoTools(fresh_copy(task, folder), task=task)
         if not args.scripted:
-            start_deadline(chat, args.deadline)
+            chat = chat.with_deadline(args.deadline)  # the attempt starts now
         body = run_recorded(chat, tools, max_turns=args.max_turns, deadline=args.deadline,
                             text_calls=args.text_calls, verify_finish=args.verify_finish)
-    body["settings"].update(getattr(chat, "recorded_settings", {}))
+    body["settings"].update({} if args.scripted else chat.recorded())
     attempt = {"format": FORMAT, **head, "model": info, "server": server, **body,
                "attempt_id": f"{name}-{k}", "commit": commit, "seconds": round(time.perf_counter() - started, 2)}
     if body["stop"]["reason"] == "model_error":

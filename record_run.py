@@ -19,7 +19,7 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import make_model, parse_args, start_deadline
+from runs.flags import make_model, parse_args
 from runs.printer import Printer, clean, fail, run_cli, summarise
 from runs.recording import FORMAT, run_recorded, save
 from workspace.task_catalog import fresh_copy, load_task
@@ -50,10 +50,10 @@ def main(argv=None):
         start_tests = tools.run_tests()
         show.line(f"starting tests: {summarise(start_tests)}")
         try:
-            start_deadline(model, args.deadline)
-            body = run_recorded(model, tools, max_turns=args.max_turns, deadline=args.deadline,
-                                text_calls=args.text_calls, verify_finish=args.verify_finish,
-                                start_tests=start_tests, on_event=show)
+            # The run starts now: from here on, no request of the model reads past --deadline.
+            body = run_recorded(model.with_deadline(args.deadline), tools, max_turns=args.max_turns,
+                                deadline=args.deadline, text_calls=args.text_calls,
+                                verify_finish=args.verify_finish, start_tests=start_tests, on_event=show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
@@ -77,7 +77,7 @@ def output_problem(output):
 
 def write(args, model, model_info, body, show):
     """Label, save and report the recording; exit 0 whatever the verdict."""
-    body["settings"].update(getattr(model, "recorded_settings", {}))
+    body["settings"].update(model.recorded())
     head = {"format": FORMAT, "source": "scripted" if args.scripted else "live"}
     if args.scripted:
         head["about"] = args.scripted

@@ -31,14 +31,14 @@ def argument_problem(schema, arguments):
     missing = sorted(set(parameters["required"]) - set(arguments))
     if unexpected or missing:
         return (f"{name} takes {sorted(expected) or 'no arguments'}; "
-                f"unexpected: {_listed(unexpected)}, missing: {missing}")
+                f"unexpected: {quoted_list(unexpected)}, missing: {missing}")
     for key, value in arguments.items():
         if not isinstance(value, str):
             return f"{name}: argument {quoted(key)} must be a string, got {type(value).__name__}"
     return None
 
 
-def _listed(names, most=10):
+def quoted_list(names, most=10):
     """Like str(names) for a few names; the first `most` of thousands, each quoted short."""
     shown = ", ".join(quoted(name, 50) for name in names[:most])
     return f"[{shown}, ... {len(names) - most:,} more]" if len(names) > most else f"[{shown}]"
