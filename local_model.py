@@ -4,7 +4,9 @@ It uses the official `ollama` SDK with `stream=True` and yields
 `chunk.model_dump(exclude_none=True)`, which is the shape agent_loop.py reads. Every failure
 becomes a `ModelUnavailable` whose message says what to do (start the server, pull the
 model, turn thinking off), because the SDK's own errors are raw httpx exceptions when
-streaming.
+streaming. The adapter owns its options (`recorded()` says what a recording keeps) and its
+deadline: `ends_at`, or `with_deadline(seconds)` when the run starts. `DeadlineTransport`
+(shared with openai_model.py) ends every request at it, whatever the server sends.
 
 What this file deliberately is not: part of the loop (agent_loop.py never imports it), a
 retry layer, or a place that interprets chunks. It passes them through untouched.
@@ -14,8 +16,11 @@ import os
 import time
 
 import httpx
+import httpx2  # the openai SDK's fork of httpx: DeadlineTransport serves both
 import ollama
 import pydantic
+
+from loop.tool_checks import quoted
 
 DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -26,43 +31,122 @@ FAILURES = (ollama.ResponseError, httpx.HTTPError, ConnectionError, pydantic.Val
 # The SDK's default is no timeout at all; a stalled server must not hang a run forever.
 # `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
 TIMEOUT = httpx.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
-# With a deadline, a silent stream is cut this long after it (so the loop, which checks the
-# deadline as each chunk arrives, sees the deadline passed and names it).
+# A request ends this long after the deadline, so the loop, whose own budget started a moment
+# after the adapter's, finds its budget spent when the request fails and names the deadline.
 PAST_DEADLINE = 0.25
-
-
-def read_timeout(timeout, ends_at):
-    """The read timeout for one request: the configured one, or less when the run must end
-    at `ends_at` (time.monotonic())."""
-    if ends_at is None:
-        return timeout.read
-    return min(timeout.read, max(0.0, ends_at - time.monotonic()) + PAST_DEADLINE)
 
 
 class ModelUnavailable(Exception):
     """The model cannot answer; the message says what to do about it."""
 
 
+class DeadlinePassed(ModelUnavailable):
+    """The run's deadline came while a request was still open."""
+
+
+def deadline_in(seconds):
+    """The time.monotonic() instant `seconds` from now, or None for no deadline."""
+    return None if seconds is None else time.monotonic() + seconds
+
+
+class DeadlineTransport(httpx.BaseTransport, httpx2.BaseTransport):
+    """An HTTP transport whose requests end at a deadline whatever arrives.
+
+    Every wait (connect, read) gets at most the time that is left, so a silent server is cut
+    off; every piece of bytes that arrives is checked against the clock, so a server that keeps
+    sending keep-alive comments or empty chunks is cut off too. (The SDKs swallow comments, so a
+    check on each chunk they hand over would never run.) It wraps the transport that really
+    sends: httpx's for the ollama SDK, httpx2's for the openai SDK."""
+
+    def __init__(self, inner, deadline):
+        """`deadline()`: the time.monotonic() instant requests end, asked as each one starts
+        (None: no deadline), so a model can set its deadline after building its HTTP client."""
+        self.inner, self.deadline = inner, deadline
+
+    def handle_request(self, request):
+        ends_at = self.deadline()
+        if ends_at is None:
+            return self.inner.handle_request(request)
+        closes_at = ends_at + PAST_DEADLINE
+        left = closes_at - time.monotonic()
+        if left <= 0:
+            raise passed(request)
+        waits = request.extensions.get("timeout", {})
+        request.extensions["timeout"] = {phase: left if limit is None else min(limit, left)
+                                         for phase, limit in waits.items()}
+        try:
+            response = self.inner.handle_request(request)
+        except Exception as error:  # a wait cut to fit the deadline, or a real failure
+            if time.monotonic() < closes_at:
+                raise
+            raise passed(request) from error
+        response.stream = EndingStream(response.stream, closes_at, request)
+        return response
+
+    def close(self):
+        self.inner.close()
+
+
+class EndingStream(httpx.SyncByteStream, httpx2.SyncByteStream):
+    """A response body that ends at `closes_at` (see DeadlineTransport)."""
+
+    def __init__(self, stream, closes_at, request):
+        self.stream, self.closes_at, self.request = stream, closes_at, request
+
+    def __iter__(self):
+        try:
+            for piece in self.stream:
+                if time.monotonic() >= self.closes_at:
+                    raise passed(self.request)
+                yield piece
+        except DeadlinePassed:
+            raise
+        except Exception as error:  # a read cut to fit the deadline, or a real failure
+            if time.monotonic() < self.closes_at:
+                raise
+            raise passed(self.request) from error
+
+    def close(self):
+        self.stream.close()
+
+
+def passed(request):
+    return DeadlinePassed(f"the run's deadline passed before {request.url} finished answering")
+
+
 class LocalModel:
     """Callable like `chat(messages, tool_schemas)` in agent_loop, backed by Ollama."""
 
-    ends_at = None  # set to a time.monotonic() value: no request reads past it (--deadline)
-
     def __init__(self, model=DEFAULT_MODEL, host=None, *, think=True, keep_alive="10m",
-                 options=None, timeout=TIMEOUT):
+                 options=None, timeout=TIMEOUT, ends_at=None):
+        """`ends_at`: a time.monotonic() instant no request reads past (None: no deadline)."""
         self.model = model
-        self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+        self.url = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
         self.think, self.keep_alive = think, keep_alive
         self.options = {**OPTIONS, **(options or {})}
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
-        self.client = ollama.Client(host=self.host, timeout=self.timeout)
+        self.ends_at = ends_at
+        transport = DeadlineTransport(httpx.HTTPTransport(), lambda: self.ends_at)
+        self.client = ollama.Client(host=self.url, timeout=self.timeout, transport=transport)
+
+    def with_deadline(self, seconds):
+        """A copy with the same options whose requests end `seconds` from now (None: never),
+        for a CLI that checks the model first and starts the run later."""
+        timed = LocalModel(self.model, self.url, think=self.think, keep_alive=self.keep_alive,
+                           options=self.options, timeout=self.timeout)
+        timed.ends_at = deadline_in(seconds)  # counted once its HTTP client is built: that takes a moment
+        return timed
+
+    def recorded(self):
+        """What a recording keeps under `settings`: the options exactly as they are sent."""
+        return {"think": self.think, "keep_alive": self.keep_alive, "options": self.options}
 
     def __call__(self, messages, tool_schemas):
         """Yield the chunks of one streamed reply; the stream is closed however this ends."""
         stream = None
         try:
             # The SDK validates the messages here and sends the request at the first next().
-            stream = self._client().chat(model=self.model, messages=messages, tools=tool_schemas, stream=True,
+            stream = self.client.chat(model=self.model, messages=messages, tools=tool_schemas, stream=True,
                                       think=self.think, keep_alive=self.keep_alive, options=self.options)
             for chunk in stream:
                 yield chunk.model_dump(exclude_none=True)
@@ -71,13 +155,6 @@ class LocalModel:
         finally:
             if stream is not None:
                 stream.close()
-
-    def _client(self):
-        if self.ends_at is None:
-            return self.client
-        timeout = httpx.Timeout(self.timeout.connect, read=read_timeout(self.timeout, self.ends_at),
-                                write=self.timeout.write, pool=self.timeout.pool)
-        return ollama.Client(host=self.host, timeout=timeout)  # a client per request: cheap
 
     def check(self):
         """Before a run: return {"name", "digest", "capabilities"} or raise ModelUnavailable."""
@@ -97,22 +174,40 @@ class LocalModel:
 
     def explain(self, error):
         """Turn an SDK or transport error into one sentence a newcomer can act on."""
-        host, model = self.host, self.model
+        url, model = self.url, self.model
         if isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError)):
-            return f"Ollama is not reachable at {host}: start it with `ollama serve`, or pass --host"
+            return f"Ollama is not reachable at {url}: start it with `ollama serve`, or pass --host"
         if isinstance(error, httpx.ReadTimeout):
-            return f"Ollama at {host} sent nothing for {self.timeout.read:g} s; the model may be too slow here"
+            return f"Ollama at {url} sent nothing for {self.timeout.read:g} s; the model may be too slow here"
         if isinstance(error, httpx.HTTPError):
-            return f"the connection to Ollama at {host} failed: {type(error).__name__}: {error}"
+            return f"the connection to Ollama at {url} failed: {type(error).__name__}: {quoted(str(error))}"
         if not isinstance(error, ollama.ResponseError):
-            return f"the server at {host} sent a reply that is not Ollama's: {type(error).__name__}: {error}"
+            return f"the server at {url} sent a reply that is not Ollama's: {type(error).__name__}: {quoted(str(error))}"
         text = str(error.error)
+        # A 404 from a server that is not Ollama at all (llama-server, vLLM) is no missing model.
+        if error.status_code == 404 and probe(f"{url}/api/version", "version") is False:
+            if probe(f"{url}/v1/models", "data"):
+                return f"{url} is an OpenAI-compatible server, not Ollama: try `--api openai --base-url {url}/v1`"
+            return f"{url} is not Ollama (it answers 404 to Ollama's API): pass Ollama's URL as --host"
         if error.status_code == 404 or "not found" in text:
-            return f"model {model!r} is not pulled on {host}: run `ollama pull {model}`"
+            return f"model {model!r} is not pulled on {url}: run `ollama pull {model}`"
         if "does not support thinking" in text:
             return f"model {model!r} does not support thinking: run again with --no-think"
         if "does not support tools" in text:
             return f"model {model!r} does not support tool calling: use a model that does, such as {DEFAULT_MODEL}"
         if error.status_code == -1:
-            return f"Ollama reported an error in the middle of the reply: {text}"
-        return f"Ollama answered {error.status_code}: {text}"
+            return f"Ollama reported an error in the middle of the reply: {quoted(text)}"
+        return f"Ollama answered {error.status_code}: {quoted(text)}"
+
+
+def probe(url, key):
+    """A quick GET: True when `url` answers 200 with a JSON object holding `key`, False for any
+    other answer, None when nothing answers (then we cannot tell what kind of server it is)."""
+    try:
+        response = httpx.get(url, timeout=2.0)
+        body = response.json() if response.is_success else None
+    except (httpx.HTTPError, httpx.InvalidURL):
+        return None
+    except ValueError:  # not JSON: an HTML page, say
+        return False
+    return isinstance(body, dict) and key in body

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import make_model, parse_args, settings_from, start_deadline
+from runs.flags import make_model, parse_args, settings_from
 from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
 from workspace.task_catalog import fresh_copy, load_task
@@ -56,7 +56,6 @@ def main(argv=None):
         start_tests = tools.run_tests()
         show.line(f"starting tests: {result_line(start_tests)}")
         try:
-            start_deadline(model, args.deadline)
             body = run_recorded(model, tools, settings_from(args), start_tests=start_tests, on_event=show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
@@ -83,7 +82,7 @@ def write(args, model, model_info, body, show):
     """Label, save and report the recording; exit 0 whatever the verdict."""
     recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
                              model={"name": model_info["name"], "digest": args.model_digest or model_info["digest"]},
-                             server={"api": args.api, "url": model.url}, adapter=model.recorded_settings)
+                             server={"api": args.api, "url": model.url}, adapter=model.recorded())
     output = args.output
     try:
         save(output, recording)

@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from loop.tool_checks import argument_problem
+from loop.tool_checks import argument_problem, quoted
 from workspace import sandbox
 from workspace.files import write_atomic
 from workspace.pytest_run import run_pytest
@@ -73,7 +73,7 @@ class RepoTools:
         """Check the arguments against the tool's schema, then run it. `time_left` (seconds)
         is what remains of the run's deadline: a tool gets no more than that."""
         schema = next((s for s in self.schemas if s["function"]["name"] == name), None)
-        problem = f"unknown tool {name!r}" if schema is None else argument_problem(schema, arguments)
+        problem = f"unknown tool {quoted(name)}" if schema is None else argument_problem(schema, arguments)
         if problem:
             raise TypeError(problem)
         if name == "run_tests":
@@ -125,18 +125,18 @@ class RepoTools:
         try:
             resolved = (self.root / relative).resolve(strict=True)  # follows links, so a link out is caught
         except (OSError, RuntimeError) as error:  # missing, a link loop, a name too long
-            raise ValueError(f"{path!r} cannot be opened: {type(error).__name__}") from None
+            raise ValueError(f"{quoted(path)} cannot be opened: {type(error).__name__}") from None
         if not resolved.is_relative_to(self.root) or resolved.relative_to(self.root).as_posix() != relative:
-            raise ValueError(f"{path!r} resolves outside the repository; refused")
+            raise ValueError(f"{quoted(path)} resolves outside the repository; refused")
         info = resolved.stat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:  # a FIFO would hang a read
-            raise ValueError(f"{path!r} is not a regular file under {MAX_FILE_BYTES} bytes; refused")
+            raise ValueError(f"{quoted(path)} is not a regular file under {MAX_FILE_BYTES} bytes; refused")
         return resolved.read_bytes()
 
     def _relative(self, path, allowed):
         if os.path.isabs(path) or ".." in Path(path).parts:
-            raise ValueError(f"{path!r} must be a relative path inside the repository")
+            raise ValueError(f"{quoted(path)} must be a relative path inside the repository")
         relative = Path(path).as_posix()
         if relative not in allowed:
-            raise ValueError(f"{path!r} is not allowed here; allowed files: {', '.join(allowed)}")
+            raise ValueError(f"{quoted(path)} is not allowed here; allowed files: {', '.join(allowed)}")
         return relative

@@ -19,7 +19,7 @@ from evaluation.scripted_attempts import attempt_script
 from evaluation.scripted_model import scripted_attempt
 from evaluation.scripted_turns import ScriptedTurns
 from repo_tools import RepoTools
-from runs.flags import make_model, start_deadline
+from runs.flags import make_model
 from runs.recording import recording_of, run_recorded, save
 from workspace.task_catalog import fresh_copy
 
@@ -46,7 +46,7 @@ def run_attempt(job):
         tools = RepoTools(fresh_copy(task, folder), task=task)
         body = run_recorded(chat, tools, job.settings)
     attempt = {**recording_of(body, source=source, about=about, model=job.info, server=server,
-                              adapter=getattr(chat, "recorded_settings", {})),
+                              adapter=chat.recorded() if hasattr(chat, "recorded") else {}),
                "attempt_id": f"{task.name}-{job.k}", "commit": job.commit,
                "seconds": round(time.perf_counter() - started, 2), "prompt_tokens": prompt_tokens(body)}
     if lost_to_server(body["stop"]):
@@ -64,7 +64,6 @@ def _chat(job):
                         else attempt_script(job.task, job.k))
         return ScriptedTurns(*turns), "scripted", about, {"api": "scripted", "url": None}
     chat = make_model(job.model_args)
-    start_deadline(chat, job.settings.deadline)
     return chat, "live", None, {"api": job.model_args.api, "url": chat.url}
 
 

@@ -12,7 +12,7 @@ What this file deliberately is not: the tools themselves (repo_tools.py) or a sa
 import json
 
 import loop.turn_policy as policy
-from loop.tool_checks import argument_problem
+from loop.tool_checks import argument_problem, quoted
 
 
 def run_calls(run, calls, written_as_text, turn):
@@ -45,7 +45,7 @@ def _refusal(schemas, name, arguments, index):
     if name is None:
         return "tool call has no function name"
     if name not in schemas:
-        return f"unknown tool {name!r}; available tools: {', '.join(sorted(schemas))}"
+        return f"unknown tool {quoted(name)}; available tools: {', '.join(sorted(schemas))}"
     return argument_problem(schemas[name], arguments)
 
 

@@ -19,11 +19,12 @@ and Python calls, forms 3, 5 and 6) and text_calls_markup.py (the tags of forms 
 What this file deliberately is not: a general parser of model output, or a judge of whether a
 call is wise. It runs nothing, evaluates no code (`ast.literal_eval` only), knows only the tool
 names it is given, and never raises on a str. Prose, inline `code`, Python samples the model
-explains and echoes of the tool schema are not calls.
+explains and echoes of the tool schema are not calls. Reading is linear in the reply's length
+and stops one call past what the loop runs in a turn (MOST_CALLS).
 """
 import re
 
-from loop.text_calls_code import json_calls, python_calls
+from loop.text_calls_code import MOST_CALLS, json_calls, python_calls
 from loop.text_calls_markup import markup_calls
 
 
@@ -66,12 +67,14 @@ def _find(text, tools):
             return calls
     calls, free_from = [], 0
     for fence in FENCE.finditer(text) if "```" in text else ():
+        if len(calls) >= MOST_CALLS:
+            return calls[:MOST_CALLS]
         fence_calls = _fence_calls(fence[1], fence[2], tools)
         if fence_calls is None:  # a fence we do not claim: markup inside it is still read
             continue
         calls += markup_calls(text[free_from:fence.start()], tools) + fence_calls
         free_from = fence.end()
-    return calls + markup_calls(text[free_from:], tools)
+    return (calls + markup_calls(text[free_from:], tools))[:MOST_CALLS]
 
 
 def _fence_calls(info, body, tools):

@@ -14,6 +14,15 @@ nothing about fences or tags: text_calls.py and text_calls_markup.py hand it the
 import ast
 import json
 import re
+from itertools import islice
+
+from loop.turn_policy import MAX_CALLS_PER_TURN
+
+# One past what the loop runs in a turn, so it still tells the model it wrote too many; a
+# reply of 8,000 calls is not read to its end.
+MOST_CALLS = MAX_CALLS_PER_TURN + 1
+# Python longer than this is code the model shows, not a block of calls, and is not parsed.
+MOST_PYTHON = 20_000
 
 
 def tool_call(name, arguments):
@@ -30,7 +39,7 @@ SEPARATORS = re.compile(r"[\s,]*")
 def json_calls(text, tools, repair):
     """Calls from one JSON value, a list of them, or several in a row. repair: see below."""
     values, pos = [], SEPARATORS.match(text).end()
-    while pos < len(text):
+    while pos < len(text) and len(values) < MOST_CALLS:
         decoded = json_prefix(text, pos)
         if decoded is None:
             return _broken_json_call(text, tools) if repair else []
@@ -86,6 +95,8 @@ def _broken_json_call(text, tools):
 def python_calls(code, tools, strict):
     """strict (python blocks): every statement must be a bare call of a known tool.
     Lenient (tool_code blocks): every known-tool call anywhere, e.g. print(api.read_file(...))."""
+    if len(code) > MOST_PYTHON:  # not a few calls: not worth parsing (100 KB takes 0.2 s or more)
+        return [] if strict else _broken_python_call(code, tools)
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # bad code, NULs, surrogates
@@ -96,10 +107,17 @@ def python_calls(code, tools, strict):
                                 and node.func.id in tools for node in nodes):
             return []
     else:
-        nodes = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Call)
-                        and _function_name(node) in tools), key=lambda n: (n.lineno, n.col_offset))
+        nodes = _known_calls_in_order(tree, tools)
     return [tool_call(_function_name(node), _python_arguments(node, tools[_function_name(node)]))
-            for node in nodes]
+            for node in islice(nodes, MOST_CALLS)]
+
+
+def _known_calls_in_order(tree, tools):
+    """Calls of known tools anywhere in the code, in source order, one statement at a time
+    (so a block of thousands is not walked to its end)."""
+    for statement in tree.body:
+        found = [node for node in ast.walk(statement) if isinstance(node, ast.Call) and _function_name(node) in tools]
+        yield from sorted(found, key=lambda node: (node.lineno, node.col_offset))
 
 
 def _function_name(call):

@@ -9,17 +9,21 @@ Part of text_calls.py, which hands this file the text outside the fenced blocks 
     and <tools>...</tools>, the tag a model's prompt lists its tools in (an echo, or calls)
 
 Gemma's and qwen3's syntax is not JSON, so it is read by hand: small regexes that jump from
-token to token, and readers that say where to go on from, so unclosed tags are not rescanned.
+token to token, and readers that say where to go on from, so unclosed tags are not rescanned
+and reading stays linear in the text's length. Markup quoted in `inline code` is prose about a
+call, not a call.
+
 What this file deliberately is not: a parser of the chat templates. An unclosed tag or brace
 ends where the next one starts, or at the end; JSON inside the tags goes to text_calls_code.py.
 """
 import json
 import re
 
-from loop.text_calls_code import json_calls, json_prefix, tool_call
+from loop.text_calls_code import MOST_CALLS, json_calls, json_prefix, tool_call
 
 # Plain alternatives let `re` skip ahead on the first character; a lookbehind here cost 8x.
-MARKUP = re.compile(r"<tools>|<tool_call>|<function=|call:")
+# A run of backticks is read too: it may open `inline code`, which is skipped whole.
+MARKUP = re.compile(r"<tools>|<tool_call>|<function=|call:|`+")
 
 
 def markup_calls(segment, tools):
@@ -27,12 +31,30 @@ def markup_calls(segment, tools):
     calls, pos = [], 0
     if "<" not in segment and "call:" not in segment:
         return calls
-    while match := MARKUP.search(segment, pos):
+    while len(calls) < MOST_CALLS and (match := MARKUP.search(segment, pos)):
+        if match[0].startswith("`"):
+            pos = _after_inline_code(segment, match)
+            continue
         reader = {"<tools>": _tools_tag, "<tool_call>": _hermes,
                   "<function=": _qwen_function}.get(match[0], _gemma)
         found, pos = reader(segment, match.end(), tools)
         calls += found
     return calls
+
+
+# Inline code ends at the next run of backticks, if it is as long; a blank line ends it first.
+INLINE_END = re.compile(r"`+|\n[ \t]*\n")
+
+
+def _after_inline_code(text, opener):
+    """Where reading goes on after a run of backticks. One or two open inline code when the
+    next run is as long: markup inside is quoted in prose, not called. Three or more are a
+    fence text_calls.py did not claim (bash, xml, ...): markup inside it is still read."""
+    if len(opener[0]) > 2:
+        return opener.end()
+    closer = INLINE_END.search(text, opener.end())
+    # Only up to the next run is searched, so each stretch of text is searched once: linear.
+    return closer.end() if closer and closer[0] == opener[0] else opener.end()
 
 
 def _tools_tag(text, pos, tools):
@@ -116,20 +138,23 @@ def _gemma_arguments(body):
 
 
 def _bare_value(token):
-    try:
-        return json.loads(token)  # 42, true, null
-    except (ValueError, RecursionError):
+    if not re.match(r"-?\d|true|false|null", token):  # no exception for every word: cheaper
         return token  # Gemma behind vLLM leaves strings unquoted: content:hello
+    try:
+        return json.loads(token)  # 42, -1.5, true, null
+    except (ValueError, RecursionError):
+        return token  # 3rd, nullable
 
 
 # --- Form 7: qwen3-coder, <function=NAME><parameter=KEY>value</parameter></function> ---
 
 QWEN_END = re.compile(r"</function>|</tool_call>|<function=")
-QWEN_PARAMETER = re.compile(r"<parameter=([^>\s]+)>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.S)
+# A key stops at the next "<": an unclosed `<parameter=x` never scans the rest of the text.
+QWEN_PARAMETER = re.compile(r"<parameter=([^<>\s]+)>(.*?)(?:</parameter>|(?=<parameter=)|\Z)", re.S)
 
 
 def _qwen_function(text, pos, tools):
-    name = re.match(r"([^>\s]+)>", text[pos:pos + 200])  # a bounded look: no rescans
+    name = re.match(r"([^<>\s]+)>", text[pos:pos + 200])  # a bounded look that stops at the next tag
     if not name:
         return [], pos
     start = pos + name.end()

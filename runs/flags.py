@@ -1,14 +1,14 @@
 """The flags that choose a model, the run's policies and the task, shared by record_run.py and evaluate.py.
 
 `--api ollama` (default) builds a `LocalModel`; `--api openai --base-url URL` an `OpenAIModel`
-for llama.cpp, vLLM, LM Studio or Ollama's /v1. The model options are flags and are recorded
-exactly as they were sent.
+for llama.cpp, vLLM, LM Studio or Ollama's /v1. The model options are flags; the adapter says
+what it sent (`recorded()`), and a run's `--deadline` goes to `model.with_deadline(seconds)`
+when the run starts, after the model was checked.
 
 What this file deliberately is not: a config system. Every setting is a flag with a default.
 """
 import argparse
 import datetime
-import time
 from pathlib import Path
 
 from agent_loop import LoopSettings
@@ -109,22 +109,10 @@ def check_model_flags(parser, args):
 
 
 def make_model(args):
-    """The chat callable the flags ask for, with `url` and `recorded_settings` set."""
+    """The chat callable the flags ask for, without a deadline yet (see `with_deadline`)."""
     options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")
                if getattr(args, key) is not None}
     if args.api == "openai":
         from openai_model import OpenAIModel  # imported only when asked for: it is the slowest import here
-        model = OpenAIModel(args.model, args.base_url, options=options, timeout=TIMEOUT)
-        model.url, model.recorded_settings = args.base_url, {"options": model.sent_options}
-        return model
-    model = LocalModel(args.model or DEFAULT_MODEL, args.host, think=args.think, options=options, timeout=TIMEOUT)
-    model.url = model.host
-    model.recorded_settings = {"think": args.think, "keep_alive": model.keep_alive, "options": model.options}
-    return model
-
-
-def start_deadline(model, deadline):
-    """The run starts now: with --deadline, no request of `model` may read past its end (the
-    loop checks the deadline as each chunk arrives; a silent server needs the read timeout)."""
-    if deadline is not None:
-        model.ends_at = time.monotonic() + deadline
+        return OpenAIModel(args.model, args.base_url, options=options, timeout=TIMEOUT)
+    return LocalModel(args.model or DEFAULT_MODEL, args.host, think=args.think, options=options, timeout=TIMEOUT)

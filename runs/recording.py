@@ -94,6 +94,8 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     started = time.perf_counter()
     start_tests = start_tests or tools.run_tests()
     start_s = round(time.perf_counter() - started, 4)
+    if hasattr(chat, "with_deadline"):  # a model adapter: the run starts now, and its requests end with it
+        chat = chat.with_deadline(settings.deadline)
     recorder, events, tool_s = Recorder(chat), [], []
     for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests):
         if event["type"] == "tool_start":

@@ -31,8 +31,24 @@ class Drop:
     """In a turn: end the body abruptly, without the final empty chunk."""
 
 
+class Forever:
+    """In a turn: send `item` every `seconds` until the client goes away (a server that keeps
+    the stream alive and never answers); it gives up after `at_most` seconds."""
+
+    def __init__(self, item, seconds=0.05, at_most=30.0):
+        self.item, self.seconds, self.at_most = item, seconds, at_most
+
+    def repeat(self, wire):
+        """`wire(item)`, again and again."""
+        gives_up = time.monotonic() + self.at_most
+        while time.monotonic() < gives_up:
+            yield wire(self.item)
+            time.sleep(self.seconds)
+
+
 class HttpError:
-    """As a whole turn: answer before streaming with this status and `{"error": message}`."""
+    """As a whole turn: answer before streaming with this status and `{"error": message}`
+    (or, when `message` is bytes, that page as HTML, as a proxy in front of a server does)."""
 
     def __init__(self, status, message):
         self.status, self.message = status, message
@@ -47,7 +63,7 @@ def go_json(value):
 
 
 class FakeOllama:
-    """Serve `turns` (lists of chunk dicts, `{"error": ...}` lines, Stall, Drop; or HttpError)."""
+    """Serve `turns` (lists of chunk dicts, `{"error": ...}` lines, Stall, Drop, Forever; or HttpError)."""
 
     def __init__(self, *turns, model="gemma4:e2b", capabilities=("completion", "tools", "thinking")):
         self.model = model
@@ -107,6 +123,8 @@ class FakeOllama:
                     time.sleep(item.seconds)
                 elif isinstance(item, Drop):
                     raise ConnectionAbortedError("scripted abrupt close")
+                elif isinstance(item, Forever):
+                    yield from item.repeat(lambda chunk: go_json({"model": self.model, "created_at": _now(), **chunk}))
                 elif "error" in item:
                     yield go_json(item)  # a mid-stream error line: no model, no done
                 else:
@@ -118,6 +136,8 @@ class FakeOllama:
 
 
 def _error(status, message):
+    if isinstance(message, bytes):
+        return Response(message, status=status, content_type="text/html; charset=utf-8")
     return Response(go_json({"error": message}), status=status, content_type="application/json; charset=utf-8")
 
 

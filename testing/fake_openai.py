@@ -22,9 +22,14 @@ from werkzeug import Response
 
 from testing.fake_ollama import (  # the same scripted events, on another wire
     Drop,
+    Forever,
     HttpError,
     Stall,
 )
+
+# A server-sent-events comment: some servers and proxies send one now and then to keep a
+# connection open while the model works. The SDK reads past it; no chunk reaches the adapter.
+KEEP_ALIVE = b": ping\n\n"
 
 
 class Raw:
@@ -35,8 +40,9 @@ class Raw:
 
 
 class FakeOpenAI:
-    """Serve `turns`: lists of chunk dicts (Stall, Drop and callables allowed among them),
-    or HttpError, or Raw. `models` is what `GET /v1/models` lists."""
+    """Serve `turns`: lists of chunk dicts or raw event bytes (Stall, Drop, Forever and callables
+    allowed among them), or HttpError, or Raw. `models` is what `GET /v1/models` lists (or a
+    Raw page it answers instead)."""
 
     def __init__(self, *turns, model="qwen2.5-coder-1.5b", models=None):
         self.model = model
@@ -61,13 +67,15 @@ class FakeOpenAI:
     def play(self, *turns, models=None):
         """Start a new script (a running server can be reused: stopping one takes 0.5 s)."""
         self.turns = list(turns)
-        self.models = list(models if models is not None else [{"id": self.model}])
+        self.models = models if isinstance(models, Raw) else list(models if models is not None else [{"id": self.model}])
         self.generation = getattr(self, "generation", 0) + 1  # late threads of an old script stay out
         self.requests = []    # the JSON bodies of every chat request, in order
         self.disconnects = 0  # streams the client closed before the script ended
         return self
 
     def _models(self, request):
+        if isinstance(self.models, Raw):
+            return Response(self.models.data, content_type="text/html; charset=utf-8")
         data = [{"object": "model", "created": 0, "owned_by": "fake", **entry} for entry in self.models]
         return Response(json.dumps({"object": "list", "data": data}), content_type="application/json")
 
@@ -75,7 +83,7 @@ class FakeOpenAI:
         body = json.loads(request.data)
         self.requests.append(body)
         # Like vLLM and Ollama (llama.cpp answers whatever it loaded, whatever the name).
-        if body.get("model") not in [entry["id"] for entry in self.models]:
+        if isinstance(self.models, Raw) or body.get("model") not in [entry["id"] for entry in self.models]:
             return _error(404, f"The model `{body.get('model')}` does not exist.")
         if not self.turns:
             return _error(500, f"the fake server has no scripted turn for request {len(self.requests)}")
@@ -92,17 +100,23 @@ class FakeOpenAI:
                     time.sleep(item.seconds)
                 elif isinstance(item, Drop):
                     raise ConnectionAbortedError("scripted abrupt close")
+                elif isinstance(item, Forever):
+                    yield from item.repeat(self._event)
                 elif callable(item):
                     item()  # a step between events, such as waiting for the test to go on
                 else:
-                    envelope = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
-                                "model": self.model}
-                    yield sse({**envelope, **item})
+                    yield self._event(item)
             yield b"data: [DONE]\n\n"
         except GeneratorExit:
             if generation == self.generation:
                 self.disconnects += 1  # Werkzeug closes us when a write to the client fails
             raise
+
+    def _event(self, item):
+        """One event on the wire: bytes as they are (KEEP_ALIVE), or a chunk in its envelope."""
+        if isinstance(item, bytes):
+            return item
+        return sse({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": self.model, **item})
 
 
 def sse(value):
@@ -111,6 +125,8 @@ def sse(value):
 
 
 def _error(status, message):
+    if isinstance(message, bytes):  # an HTML page, as a proxy in front of the server answers
+        return Response(message, status=status, content_type="text/html; charset=utf-8")
     body = {"error": {"code": status, "message": message, "type": "server_error"}}  # llama.cpp's shape
     return Response(json.dumps(body), status=status, content_type="application/json")
 

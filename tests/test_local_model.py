@@ -1,17 +1,17 @@
 """LocalModel through the real `ollama` SDK over real HTTP, against fake_ollama.py."""
 import time
 
+import httpx
 import pytest
 
 from agent_loop import agent_events
-from local_model import OPTIONS, LocalModel, ModelUnavailable
-from testing.fake_ollama import Drop, HttpError, Stall
+from local_model import OPTIONS, PAST_DEADLINE, TIMEOUT, DeadlinePassed, DeadlineTransport, LocalModel, ModelUnavailable
+from testing.fake_ollama import Drop, Forever, HttpError, Stall
 from testing.scripted import call, calls, done, text, thinking
 from tests.helpers import FIX, SCHEMAS, closed_port, of_type
 
 TASK = "Fix the failing test."
-
-
+MESSAGES = [{"role": "user", "content": TASK}]
 
 def run_live(server, tools, **model_options):
     events = list(agent_events(LocalModel(host=server.url, **model_options), tools, TASK))
@@ -55,7 +55,7 @@ def test_a_mid_stream_error_line_keeps_what_came_and_stops_with_model_error(tool
     events = run_live(server, tools)
     assert of_type(events, "text_delta")[0]["text"] == "Working"
     assert events[-1]["reason"] == "model_error"
-    assert "in the middle of the reply: an error was encountered" in events[-1]["error"]
+    assert "in the middle of the reply: 'an error was encountered" in events[-1]["error"]
 
 
 @pytest.mark.parametrize("status, message, advice", [
@@ -141,3 +141,77 @@ def test_a_full_repair_end_to_end_through_the_sdk(tools, fake_ollama):
     runs = [e["result"] for e in of_type(events, "tool_result") if e["name"] == "run_tests"]
     assert [r["exit_code"] for r in runs] == [1, 0]
     assert events[-1]["reason"] == "assistant_finished" and len(server.requests) == 5
+
+
+def test_a_megabyte_error_page_is_quoted_short(tools, fake_ollama):
+    server = fake_ollama.play(HttpError(502, b"<html><h1>502 Bad Gateway</h1>" + b"<!-- padding -->" * 65_000 + b"</html>"))
+    events = run_live(server, tools)
+    assert events[-1]["reason"] == "model_error" and "answered 502: '<html><h1>502 Bad Gateway</h1>" in events[-1]["error"]
+    assert "\n" not in events[-1]["error"] and len(events[-1]["error"]) < 600
+
+
+def test_an_openai_compatible_server_given_as_the_host_says_which_flags_to_use(tools, fake_openai):
+    root = fake_openai.url.removesuffix("/v1")  # /api/chat and /api/show: 404; /v1/models: a list
+    with pytest.raises(ModelUnavailable, match=f"OpenAI-compatible server, not Ollama: try `--api openai --base-url {root}/v1`"):
+        LocalModel(host=root).check()
+    events = list(agent_events(LocalModel(host=root), tools, TASK))
+    assert events[-1]["reason"] == "model_error" and f"--api openai --base-url {root}/v1" in events[-1]["error"]
+    assert "ollama pull" not in events[-1]["error"]
+
+
+def test_a_host_that_is_no_server_of_models_says_so(httpserver, monkeypatch):
+    monkeypatch.setattr(httpserver, "no_handler_status_code", 404)  # a web server with none of the paths
+    with pytest.raises(ModelUnavailable, match="is not Ollama .*pass Ollama's URL as --host"):
+        LocalModel(host=httpserver.url_for("/").rstrip("/")).check()
+
+
+# The deadline: a request ends at `ends_at` whatever the server sends, or does not send.
+
+@pytest.mark.parametrize("turn", [
+    [text("Thinking"), Forever(text(""))],   # empty chunks, forever
+    [text("Thinking"), Stall(10), done()],  # silence
+    [Stall(10), text("late"), done()],      # an answer that never starts
+], ids=["empty chunks", "silence", "no answer"])
+def test_the_deadline_ends_a_stream_that_never_answers(fake_ollama, turn):
+    server = fake_ollama.play(turn)
+    started = time.monotonic()
+    with pytest.raises(DeadlinePassed, match="deadline passed before .*/api/chat"):
+        list(LocalModel(host=server.url, ends_at=started + 0.5)(MESSAGES, SCHEMAS))
+    # Wide bounds: the request ends a moment after the deadline, not when the server gives up.
+    assert 0.5 <= time.monotonic() - started < 5
+
+
+def test_the_loop_names_the_deadline_when_the_server_sends_only_empty_chunks(tools, fake_ollama):
+    server = fake_ollama.play([text("Thinking"), Forever(text(""))])
+    started = time.monotonic()
+    events = list(agent_events(LocalModel(host=server.url).with_deadline(0.6), tools, TASK, deadline=0.6))
+    assert events[-1] == {"type": "stopped", "turn": 1, "reason": "deadline"} and time.monotonic() - started < 5
+
+
+def test_every_wait_of_a_request_gets_at_most_what_is_left_of_the_deadline():
+    waits, ends_at = [], time.monotonic() + 10
+    inner = httpx.MockTransport(lambda request: waits.append(request.extensions["timeout"]) or httpx.Response(200))
+    with httpx.Client(transport=DeadlineTransport(inner, lambda: ends_at), timeout=TIMEOUT) as client:
+        client.get("http://ollama.invalid/api/version")
+        assert waits[0]["connect"] == waits[0]["pool"] == 5.0  # shorter than what is left: kept
+        assert 9 < waits[0]["read"] <= 10 + PAST_DEADLINE and 9 < waits[0]["write"] <= 10 + PAST_DEADLINE
+        ends_at = time.monotonic() - 5  # already over: the request is not even sent
+        with pytest.raises(DeadlinePassed):
+            client.get("http://ollama.invalid/api/version")
+        ends_at = None  # no deadline: the configured waits
+        client.get("http://ollama.invalid/api/version")
+    assert len(waits) == 2 and waits[1]["read"] == TIMEOUT.read
+
+
+def test_with_deadline_is_a_copy_with_the_same_options_and_its_own_deadline(fake_ollama):
+    model = LocalModel("gemma4:e2b", host=fake_ollama.url, think=False, keep_alive="1m", options={"seed": 3}, timeout=7)
+    before = time.monotonic()
+    timed = model.with_deadline(30)
+    assert timed is not model and model.ends_at is None and before + 30 <= timed.ends_at <= time.monotonic() + 30
+    assert (timed.url, timed.timeout, timed.model) == (model.url, model.timeout, model.model) == (
+        fake_ollama.url, httpx.Timeout(7), "gemma4:e2b")
+    assert timed.recorded() == model.recorded() == {"think": False, "keep_alive": "1m", "options": {**OPTIONS, "seed": 3}}
+    assert model.with_deadline(None).ends_at is None
+    fake_ollama.play([text("ok"), done()])
+    assert list(timed(MESSAGES, SCHEMAS))[-1]["done"] is True
+    assert fake_ollama.requests[0]["options"]["seed"] == 3 and fake_ollama.requests[0]["keep_alive"] == "1m"

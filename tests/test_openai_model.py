@@ -11,10 +11,12 @@ import time
 import pytest
 
 from agent_loop import agent_events
-from local_model import ModelUnavailable
+from local_model import DeadlinePassed, ModelUnavailable
 from openai_model import OpenAIModel, to_openai_messages
 from testing.fake_openai import (
+    KEEP_ALIVE,
     Drop,
+    Forever,
     HttpError,
     Raw,
     Stall,
@@ -26,6 +28,7 @@ from testing.fake_openai import (
     reasoning,
     reused_index_calls,
     text,
+    tool_delta,
     usage,
     vllm_call,
     vllm_no_argument_call,
@@ -158,6 +161,27 @@ def test_chunks_of_any_shape_do_not_crash_the_adapter(fake_openai, event):
     assert reply(fake_openai, Raw(b"data: " + event + b"\n\ndata: [DONE]\n\n")) == []
 
 
+@pytest.mark.parametrize("odd", [
+    {"choices": {"0": {"delta": {"content": "x"}}}}, {"choices": 5}, {"choices": "abc"}, {"choices": [{"delta": "text"}]},
+    {"choices": [{"delta": {"tool_calls": {"index": 0, "function": {"name": "run_tests"}}}}]},
+    {"choices": [{"delta": {"tool_calls": 7}}]}, {"choices": [{"delta": {"tool_calls": "run_tests"}}]},
+    {"choices": [{"delta": {"content": 5, "reasoning_content": [1], "reasoning": {"a": 1}}, "finish_reason": 7}]},
+    {"choices": [], "usage": [1, 2]}, {"choices": [], "usage": {"prompt_tokens_details": [1], "prompt_tokens": "5"}},
+    {"choices": [], "usage": {"prompt_tokens_details": {"cached_tokens": "all"}}, "timings": "fast"},
+])
+def test_odd_chunk_shapes_among_good_ones_are_read_field_by_field(fake_openai, odd):
+    chunks = reply(fake_openai, [delta(content="Reading."), odd, delta("stop"), usage()])
+    assert chunks[0]["message"] == {"role": "assistant", "content": "Reading."}
+    assert final(chunks)["done_reason"] == "stop" and "tool_calls" not in final(chunks)["message"]
+
+
+def test_odd_tool_call_fields_are_read_field_by_field(fake_openai):
+    odd = {"index": "1", "id": 5, "type": "function", "function": {"name": 7, "arguments": {"path": "path_rules.py"}}}
+    chunks = reply(fake_openai, [delta(tool_calls=[odd]), tool_delta(0, name="read_file"), delta("tool_calls")])
+    # A string index counts as 0, a number is no id and no name: one call, named by the later delta.
+    assert final(chunks)["message"]["tool_calls"] == [READ_CALL]
+
+
 def test_text_arrives_before_the_stream_ends(fake_openai):
     gate = threading.Event()
     fake_openai.play([delta(role="assistant", content=None), delta(content="Reading"),
@@ -257,9 +281,9 @@ def test_no_server_says_what_to_start(tools):
 
 def test_a_model_that_is_not_served_names_the_served_ones(fake_openai):
     fake_openai.play(models=[{"id": MODEL}, {"id": "other-model"}])
-    with pytest.raises(ModelUnavailable, match="'gemma4:e2b' is not served .*: qwen2.5-coder-1.5b, other-model"):
+    with pytest.raises(ModelUnavailable, match=r"'gemma4:e2b' is not served .*: \['qwen2.5-coder-1.5b', 'other-model'\]"):
         OpenAIModel("gemma4:e2b", fake_openai.url).check()
-    with pytest.raises(ModelUnavailable, match="it serves: qwen2.5-coder-1.5b, other-model"):
+    with pytest.raises(ModelUnavailable, match=r"it serves: \['qwen2.5-coder-1.5b', 'other-model'\]"):
         list(OpenAIModel("gemma4:e2b", fake_openai.url)(MESSAGES, SCHEMAS))  # the chat's 404 asks /models
 
 
@@ -276,9 +300,9 @@ def test_a_base_url_without_the_api_says_to_fix_it(fake_openai):
 
 
 @pytest.mark.parametrize("turn, advice", [
-    (HttpError(500, "loading model"), "answered 500: loading model"),
+    (HttpError(500, "loading model"), "answered 500: 'loading model'"),
     ([delta(content="Working"), {"error": {"message": "context size exceeded", "code": 400}}],
-     "error in the middle of the reply: context size exceeded"),
+     "error in the middle of the reply: 'context size exceeded'"),
     ([delta(content="Working"), Drop()], "was cut off in the middle of the reply"),
     (Raw(b"data: {not json\n\n"), "not Chat Completions"),
 ])
@@ -312,6 +336,78 @@ def test_closing_early_closes_the_http_stream(fake_openai, tools):
             break
         time.sleep(0.05)
     assert fake_openai.disconnects == 1
+
+
+def test_an_html_page_for_models_is_one_short_sentence(fake_openai):
+    fake_openai.play(models=Raw(b"<!DOCTYPE html>\n<html><body>" + b"<p>Welcome!</p>\n" * 70_000 + b"</body></html>"))
+    with pytest.raises(ModelUnavailable, match="/models answered '<!DOCTYPE html>.*no list of models.*--base-url") as caught:
+        OpenAIModel(MODEL, fake_openai.url).check()
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 600
+
+
+def test_a_models_list_of_odd_entries_is_read_entry_by_entry(fake_openai):
+    fake_openai.play(models=[{"id": 5}, {"name": "x"}, {"id": ["a"]}])
+    with pytest.raises(ModelUnavailable, match="it serves: nothing"):
+        OpenAIModel(MODEL, fake_openai.url).check()
+    fake_openai.play(models=[{"id": 5}, {"id": MODEL, "digest": 7}])
+    assert OpenAIModel(MODEL, fake_openai.url).check() == {"name": MODEL, "digest": None}
+
+
+def test_a_megabyte_error_page_is_quoted_short(fake_openai):
+    fake_openai.play(HttpError(502, b"<html><h1>502 Bad Gateway</h1>" + b"<!-- padding -->" * 65_000 + b"</html>"))
+    with pytest.raises(ModelUnavailable, match="answered 502: '<html><h1>502 Bad Gateway</h1>.*more characters") as caught:
+        list(OpenAIModel(MODEL, fake_openai.url)(MESSAGES, SCHEMAS))
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 600
+
+
+# The deadline: a request ends at `ends_at` whatever the server sends, or does not send.
+
+@pytest.mark.parametrize("forever", [Forever(KEEP_ALIVE), Forever(delta()), Forever({"choices": []}),
+                                     Forever(delta(content="")), Stall(10)],
+                         ids=["keep-alive comments", "empty deltas", "no choices", "empty content", "silence"])
+def test_the_deadline_ends_a_stream_that_never_answers(fake_openai, forever):
+    fake_openai.play([delta(role="assistant", content=None), forever])
+    started = time.monotonic()
+    with pytest.raises(DeadlinePassed, match="deadline passed before .*/chat/completions"):
+        list(OpenAIModel(MODEL, fake_openai.url, ends_at=started + 0.5)(MESSAGES, SCHEMAS))
+    # Wide bounds: the request ends a moment after the deadline, not when the server gives up (30 s).
+    assert 0.5 <= time.monotonic() - started < 5
+
+
+def test_the_deadline_ends_a_request_whose_answer_never_starts(fake_openai):
+    fake_openai.play([Stall(10), *text("late")])
+    started = time.monotonic()
+    with pytest.raises(DeadlinePassed):
+        list(OpenAIModel(MODEL, fake_openai.url, ends_at=started + 0.5)(MESSAGES, SCHEMAS))
+    assert 0.5 <= time.monotonic() - started < 5
+    with pytest.raises(DeadlinePassed):  # already past: nothing is sent
+        list(OpenAIModel(MODEL, fake_openai.url, ends_at=started)(MESSAGES, SCHEMAS))
+
+
+def test_the_loop_names_the_deadline_when_the_server_only_keeps_the_stream_alive(fake_openai, tools):
+    fake_openai.play([delta(content="Thinking"), Forever(KEEP_ALIVE)])
+    started = time.monotonic()
+    model = OpenAIModel(MODEL, fake_openai.url).with_deadline(0.6)
+    events = list(agent_events(model, tools, TASK, deadline=0.6))
+    assert events[-1] == {"type": "stopped", "turn": 1, "reason": "deadline"} and time.monotonic() - started < 5
+    for _ in range(50):  # the server notices on its next write
+        if fake_openai.disconnects:
+            break
+        time.sleep(0.05)
+    assert fake_openai.disconnects == 1
+
+
+def test_with_deadline_is_a_copy_with_the_same_options_and_its_own_deadline(fake_openai):
+    model = OpenAIModel(MODEL, fake_openai.url + "/", api_key="sk-test", options={"temperature": 0.7, "num_ctx": 4096})
+    before = time.monotonic()
+    timed = model.with_deadline(30)
+    assert timed is not model and model.ends_at is None and before + 30 <= timed.ends_at <= time.monotonic() + 30
+    assert timed.url == model.url == fake_openai.url and timed.api_key == "sk-test"
+    assert timed.recorded() == model.recorded() == {"options": {"temperature": 0.7, "seed": 7, "max_tokens": 2048}}
+    assert model.with_deadline(None).ends_at is None
+    fake_openai.play(text("ok"))
+    assert final(list(timed(MESSAGES, SCHEMAS)))["done_reason"] == "stop"
+    assert fake_openai.requests[0]["temperature"] == 0.7
 
 
 # A real stream, byte for byte (wire_captures/README.md says how it was captured).

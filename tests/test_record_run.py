@@ -43,6 +43,9 @@ def test_a_run_is_printed_as_it_goes_and_recorded(fake_ollama, tmp_path, capsys)
     assert as_sent == [r["messages"] for r in fake_ollama.requests]
     assert rec["turns"][0]["chunks"][1]["message"]["content"] == "Reading the code."
     assert rec["settings"]["max_turns"] == 8 and rec["settings"]["options"]["seed"] == 7
+    # What the adapter says it sent (LocalModel.recorded), in the shape older recordings have.
+    assert (rec["settings"]["think"], rec["settings"]["keep_alive"]) == (True, "10m")
+    assert rec["settings"]["options"] == fake_ollama.requests[0]["options"]
     assert len(rec["timings"]["model_s"]) == 4 and len(rec["timings"]["tool_s"]) == 3
     assert rec["stop"] == rec["events"][-1] == {"type": "stopped", "turn": 4, "reason": "assistant_finished"}
     assert [p.name for p in output.parent.iterdir()] == ["run.json"]  # no temp file left behind
@@ -230,10 +233,13 @@ def test_a_silent_stream_late_in_the_run_is_cut_at_the_deadline_not_a_whole_budg
     assert sum(rec["timings"]["model_s"]) < 1.8, rec["timings"]
 
 
-def test_the_read_timeout_of_a_request_is_what_is_left_of_the_deadline():
-    import time
 
-    from local_model import PAST_DEADLINE, TIMEOUT, read_timeout
-    assert read_timeout(TIMEOUT, None) == TIMEOUT.read
-    assert read_timeout(TIMEOUT, time.monotonic() - 5) == PAST_DEADLINE  # already over: only the moment
-    assert 9 < read_timeout(TIMEOUT, time.monotonic() + 10) <= 10 + PAST_DEADLINE
+def test_a_server_that_only_keeps_the_stream_alive_is_cut_at_the_deadline(fake_openai, tmp_path):
+    from testing.fake_openai import KEEP_ALIVE, Forever, delta
+    fake_openai.play([delta(content="Thinking"), Forever(KEEP_ALIVE)])
+    output = tmp_path / "run.json"
+    assert record_run.main(["--api", "openai", "--base-url", fake_openai.url, "--model", "qwen2.5-coder-1.5b",
+                            "--output", str(output), "--deadline", "0.8"]) == 0
+    rec = load(output)
+    assert rec["stop"] == {"type": "stopped", "turn": 1, "reason": "deadline"}
+    assert sum(rec["timings"]["model_s"]) < 4, rec["timings"]  # not until the server gives up (30 s)

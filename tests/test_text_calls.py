@@ -100,6 +100,16 @@ CORPUS = [
     ("unknown_tool", '<tool_call>{"name": "delete_repo", "arguments": {}}</tool_call> and read_file later', []),
     ("unknown_tool_beside_known", 'call:shell{cmd:"rm -rf /"} call:read_file{path:"path_rules.py"}', [READ]),
     ("inline_backticks", 'You can call `read_file(path="path_rules.py")` to see the file.', []),
+    # Markup quoted in inline code is prose about a call; outside it, or in a fence, it counts.
+    ("inline_backticks_qwen3", "Next time write `<function=read_file><parameter=path>path_rules.py</parameter>"
+     "</function>` instead.", []),
+    ("inline_backticks_gemma", 'The model wrote `call:read_file{path:"path_rules.py"}` in its reply.', []),
+    ("inline_double_backticks_hermes", 'The format is ``<tool_call>{"name": "run_tests"}</tool_call>``.', []),
+    ("call_after_inline_code", 'I will use `read_file` now: call:read_file{path:"path_rules.py"}', [READ]),
+    ("unclosed_backtick_then_a_call", "Don`t worry.\n\ncall:read_file{path:\"path_rules.py\"}", [READ]),
+    ("backticks_inside_a_call", 'call:replace_text{old:<|"|>a `b<|"|>,new:<|"|>c` d<|"|>} and `x`',
+     [("replace_text", {"old": "a `b", "new": "c` d"})]),
+    ("hermes_in_xml_fence", '```xml\n<tool_call>{"name": "run_tests", "arguments": {}}</tool_call>\n```', [RUN]),
     ("prose_mention", 'I would use read_file(path="path_rules.py") and then run_tests().', []),
     # Seen from Qwen2.5-Coder-1.5B on llama.cpp here (temperature 0): calls wrapped in the
     # <tools> tag of its own prompt, inside python fences, as steps of a plan.
@@ -158,12 +168,35 @@ def test_only_the_given_tools_count():
     "```python\n" + "run_tests()\n" * 8_000 + "```",             # many calls in one block
     "```tool_code\n" + "read_file(p)\n" * 8_000 + "```",         # many calls to report raw
     "```json\n" + '{"name": "run_tests"}' * 5_000 + "\n```",     # many JSON objects in a row
+    "<function=read_file>" + "<parameter=x" * 15_000,           # qwen3 keys never closed (192 KB)
+    "<function=read_file>" + "<parameter=" * 17_000,            # ...nor named
+    "<function=read_file>" + "<parameter=x>" * 15_000,          # values never closed
+    "<function=" * 10_000 + "read_file",                        # function names never closed
+    '<tool_call>{"name": "read_file", "arguments": ' * 2_500,   # broken Hermes calls
+    "<tools>" + "[" * 100_000 + "read_file",                    # a tools tag of nesting
+    "```json\n" + "{" * 100_000 + "read_file\n```",             # braces that never close, fenced
+    "{" * 100_000 + "read_file",                                # ...and bare
+    "call:read_file{" + "a:b," * 25_000,                        # thousands of bare Gemma keys
+    "call:" * 20_000 + "read_file",                             # Gemma openers without a name
+    "`a``" * 25_000 + "<tool_call>read_file",                   # inline code that never closes
+    "`x` " * 25_000 + "call:read_file{}",                       # thousands of inline code spans
 ])
 def test_adversarial_100_kb_reply_returns_quickly(reply):
     """A wide bound: this catches a hang or quadratic backtracking, it does not time speed."""
     started = time.perf_counter()
     assert isinstance(find_text_calls(reply, SCHEMAS), list)
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize("reply, call", [
+    ("```json\n" + '{"name": "run_tests"}' * 5_000 + "\n```", RUN),
+    ("call:run_tests{} " * 5_000, RUN),
+    ("```tool_code\n" + 'read_file("path_rules.py")\n' * 100 + "```", READ),
+], ids=["json objects", "gemma calls", "tool_code calls"])
+def test_a_reply_of_thousands_of_calls_gives_one_more_than_the_loop_runs(reply, call):
+    """The loop runs 32 calls a turn and tells the model about the 33rd; the rest are not read."""
+    from loop.turn_policy import MAX_CALLS_PER_TURN
+    assert as_pairs(find_text_calls(reply, SCHEMAS)) == [call] * (MAX_CALLS_PER_TURN + 1)
 
 
 @pytest.mark.parametrize("reply", [

@@ -131,3 +131,28 @@ def test_model_controlled_text_reaches_the_terminal_neutralised():
     printed = out.getvalue()
     assert not any(ch in printed for ch in "\x1b\x07\r\u202e\x9b")
     assert printed.count("\n") == 9  # the streamed text's own newline, and one line per event
+
+
+MEGABYTE = "x" * 1_000_000
+
+
+@pytest.mark.parametrize("name, arguments", [
+    ("read_file", {"path": MEGABYTE}),                                   # not allowed, quoted
+    ("read_file", {"path": "/" + MEGABYTE}),                             # absolute
+    ("read_file", {"path": "path_rules.py", **{f"k{n}": "v" for n in range(10_000)}}),  # unexpected keys
+    ("read_file", {MEGABYTE: "path_rules.py"}),                          # one huge key
+    ("read_file", {"path": "path_rules.py", "x" * 1000: 5}),
+    ("replace_text", {"old": MEGABYTE, "new": "y"}),                     # not found
+    (MEGABYTE, {}),                                                      # an unknown tool's name
+], ids=["path", "absolute path", "10,000 keys", "huge key", "long key, not a string", "huge old", "huge name"])
+def test_a_tool_result_quotes_at_most_a_few_hundred_characters_of_a_huge_call(tools, name, arguments):
+    chat = ScriptedChat([done(tool_calls=[call(name, **arguments)])], [text("ok"), done()])
+    events = run(chat, tools)
+    (result,) = results(events)
+    assert "error" in result and len(json.dumps(result)) < 1_000, json.dumps(result)[:300]
+    assert len(chat.requests[1][0][-1]["content"]) < 1_000  # the tool message the model reads next
+    # Called directly, the tools' own refusals are as short.
+    if name in ("read_file", "replace_text"):
+        with pytest.raises((ValueError, TypeError)) as caught:
+            tools.invoke(name, arguments)
+        assert len(str(caught.value)) < 1_000
