@@ -82,7 +82,7 @@ def next_settings(plan, settings, attempts, prompt_chat):
         return (*improver.propose(settings, attempts, tasks), None)
     rules = tuple(rule for rule in improver.RULES if rule is not improver.testing_prompt)
     settings, changes = improver.propose(settings, attempts, tasks, rules)
-    failed = [a for a in attempts if a.get("grades") and a["verdict"] != "repaired"]
+    failed = sorted((a for a in attempts if a.get("grades") and a["verdict"] != "repaired"), key=improver.slot)
     raw = prompt_improver.ask_for_prompt(prompt_chat, settings, failed)
     problem = prompt_improver.validate(raw)
     answer = {"raw": raw, "accepted": problem is None, "why": problem}

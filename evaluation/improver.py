@@ -120,10 +120,16 @@ RULES = (offer_run_tests, run_text_calls, preload_context, verify_finish, run_te
          more_turns)
 
 
+def slot(attempt):
+    """(task, attempt number): the evidence is cited in this order, however the attempts came."""
+    name, _, k = str(attempt["attempt_id"]).rpartition("-")
+    return (name, int(k) if k.isdigit() else 0)
+
+
 def propose(settings, attempts, tasks, rules=RULES):
     """(next settings, changes) from one iteration's graded attempts. Only the failed ones are
     read; `tasks` maps task names to Task objects (for the files a code block would edit)."""
-    failed = [a for a in attempts if a.get("grades") and a["verdict"] != "repaired"]
+    failed = sorted((a for a in attempts if a.get("grades") and a["verdict"] != "repaired"), key=slot)
     changes = [change for rule in rules if (change := rule(settings, failed, tasks))]
     fields = {c["field"]: (tuple(c["to"]) if isinstance(c["to"], list) else c["to"]) for c in changes}
     return replace(settings, **fields), changes

@@ -100,7 +100,7 @@ def test_code_blocks_in_the_models_text_are_monospace():
 
 
 def test_prompt_tokens_are_summed_over_turns_when_the_server_counted_them():
-    live = _attempt("live_qwen15_t07_run")
+    live = _attempt("superseded/live_qwen15_t07_run")
     counts = [c["prompt_eval_count"] for turn in live["turns"] for c in turn["chunks"] if c.get("done")]
     assert f" · {sum(counts):,} prompt tokens</p>" in render_attempt(live)
     assert "prompt tokens" not in render_attempt(_attempt("fix_in_one_edit"))  # scripted: no counts

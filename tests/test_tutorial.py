@@ -57,7 +57,7 @@ PROGRAMS = {"python", "python3", "apt-get", "ollama", "llama-server", "vllm"}
 # Commands the suite runs that the README does not spell out (test_recorded.py calls
 # replay.main(["--served", path]) and replay.main([path])).
 SUITE_RUNS = ["python replay.py --served FILE", "python replay.py FILE"]
-LIVE = sorted(HERE.glob("recordings/live_qwen15_*.json"))
+LIVE = sorted(HERE.glob("recordings/**/live_qwen15_*.json"))
 
 
 def _native_calls(recording):

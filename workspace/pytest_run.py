@@ -142,8 +142,10 @@ def _kill_group(pid):
 def _portable(output, root):
     """The same code gives the same output wherever it runs, so recordings replay exactly:
     pytest's closing "in 0.05s" goes (the model needs counts, not seconds), and the paths
-    of this copy and this interpreter become relative or named."""
+    of this copy and this interpreter become relative or named, and the memory addresses in
+    object reprs (`<method 'strip' of str object at 0x7f...>`, different in every process) go."""
     output = re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?$", "", output, flags=re.M)
+    output = re.sub(r" at 0x[0-9a-f]{4,16}>", " at 0x...>", output)
     output = output.replace(f"{root}/", "")
     if sys.prefix != sys.base_prefix:
         output = output.replace(sys.prefix, "<venv>")
