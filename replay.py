@@ -24,7 +24,8 @@ from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_c
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import RequestDrift, check_request, check_tools, event_differences, outcome_differences
 from workspace import sandbox
-from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
+from workspace.task_catalog import fresh_copy
+from workspace.user_task import recorded_task
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -67,7 +68,7 @@ class ServedTools:
     are today's for the recording's task, so a changed schema shows up as drift."""
 
     def __init__(self, recording):
-        self.schemas = schemas_for(load_task(recording.get("task_name", SAMPLE_TASK)))
+        self.schemas = schemas_for(recorded_task(recording, tree=False))
         starts = {(e.get("turn"), e.get("index"), bool(e.get("by_harness"))): e
                   for e in recording["events"] if e["type"] == "tool_start"}
         self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
@@ -85,7 +86,7 @@ class ServedTools:
 def replay(path, *, check_requests=True, served=False):
     """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}."""
     recording = load(path)
-    task = load_task(recording.get("task_name", SAMPLE_TASK))
+    task = recorded_task(recording)  # a shipped task by name, or the one fix.py built (`task_spec`)
     if recording["sample"] != sample_hashes(task.repo):
         raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")

@@ -16,11 +16,13 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path, text):
+def write_atomic(path, text, mode=None):
     """Write text to a temp file beside `path`, then rename: readers never see half a file.
-    The mode is kept but always readable (0644 at least), so sandboxed tests can read it."""
+    The mode is kept but always readable (0644 at least), so sandboxed tests can read it;
+    `mode` sets it exactly instead (fix.py: a user's own file keeps its own mode)."""
     path = Path(path)
-    mode = (path.stat().st_mode & 0o777 if path.exists() else 0) | 0o644
+    if mode is None:
+        mode = (path.stat().st_mode & 0o777 if path.exists() else 0) | 0o644
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:

@@ -27,6 +27,7 @@ class Task:
     readable: tuple
     editable: tuple
     repo: Path
+    pytest: object = None  # a PytestCommand of its own (fix.py's user projects); None: the fixed one
 
     def prompt(self):
         """The first user message: the ticket, then which files the tools allow."""
@@ -58,13 +59,17 @@ def load_task(name=SAMPLE_TASK):
 
 def fresh_copy(task, folder):
     """Copy the task's pristine repository into `folder`/repo and return the copy's path.
-    Modes are opened up (files 0644, folders 0755) so the sandboxed user can read them."""
-    copy = Path(shutil.copytree(task.repo, Path(folder) / "repo",
+    Modes are opened up (files 0644, or 0755 when executable; folders 0755) so the sandboxed
+    user can read them. Links are copied as links and never followed: chmod through a link
+    would change the file it points to, wherever that is."""
+    copy = Path(shutil.copytree(task.repo, Path(folder) / "repo", symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")))
     for here, folders, files in os.walk(copy):
         os.chmod(here, 0o755)
         for name in files:
-            os.chmod(os.path.join(here, name), 0o644)
+            path = os.path.join(here, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o755 if os.stat(path).st_mode & 0o100 else 0o644)
     return copy
 
 
