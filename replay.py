@@ -35,7 +35,8 @@ from runs.replay_check import (
     verdict_differences,
 )
 from workspace import sandbox
-from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
+from workspace.task_catalog import fresh_copy
+from workspace.user_task import recorded_task
 from workspace.verdict import verdict as recomputed_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -95,10 +96,10 @@ class ServedTools:
     as text) without any file system."""
 
     def __init__(self, recording, task=None):
-        self.task = task or load_task(recording.get("task_name", SAMPLE_TASK))
+        self.task = task or recorded_task(recording, tree=False)
         self.schemas = schemas_for(self.task)
         self.files = {path: (self.task.repo / path).read_bytes().decode("utf-8", errors="replace")
-                      for path in self.task.readable}
+                      for path in self.task.readable if (self.task.repo / path).is_file()}
         starts = {(e.get("turn"), e.get("index"), bool(e.get("by_harness"))): e
                   for e in recording["events"] if e["type"] == "tool_start"}
         self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
@@ -128,7 +129,7 @@ def replay(path, *, check_requests=True, served=False, tasks_dir=None):
     """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}.
     `tasks_dir`: the folder its task comes from (default: the shipped tasks/)."""
     recording = load(path)
-    task = load_task(recording.get("task_name", SAMPLE_TASK), tasks_dir)
+    task = recorded_task(recording, tasks_dir)  # a task by name, or the one fix.py built (`task_spec`)
     if recording["sample"] != sample_hashes(task.repo):
         raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")

@@ -20,6 +20,7 @@ from workspace.pytest_run import run_pytest
 from workspace.task_catalog import load_task
 
 MAX_FILE_BYTES = 100_000  # the tasks' files are tiny; a huge one would flood the context
+TEST_TIMEOUT = 15.0       # seconds per test run, unless the task's pytest command says otherwise
 
 
 def _schema(name, description, **properties):
@@ -55,14 +56,16 @@ def _no_match(relative, old, count):
 
 
 class RepoTools:
-    def __init__(self, root, *, task=None, test_timeout=15.0, sandbox_mode="auto"):
-        """task: a workspace.task_catalog.Task (default: the sample's). sandbox_mode: "auto"
+    def __init__(self, root, *, task=None, test_timeout=None, sandbox_mode="auto"):
+        """task: a workspace.task_catalog.Task (default: the sample's). test_timeout: seconds
+        (default: the task's own pytest command's, else 15). sandbox_mode: "auto"
         (bubblewrap where it works), "require" (raise if it does not), "none"."""
         if sandbox_mode not in ("auto", "require", "none"):
             raise ValueError(f"sandbox_mode must be 'auto', 'require' or 'none', not {sandbox_mode!r}")
         self.root, self.task = Path(root).resolve(), task or load_task()
         self.schemas = schemas_for(self.task)
-        self.test_timeout = test_timeout
+        own = getattr(self.task.pytest, "timeout", None)  # a task's own pytest command brings its timeout
+        self.test_timeout = test_timeout if test_timeout is not None else own or TEST_TIMEOUT
         self.sandbox, self.sandbox_warning = ("none", "sandbox turned off") if sandbox_mode == "none" else sandbox.detect()
         if sandbox_mode == "require" and self.sandbox == "none":
             raise OSError(f"a sandbox is required but unavailable: {self.sandbox_warning}")
@@ -114,7 +117,7 @@ class RepoTools:
     def run_tests(self, time_left=None):
         """Run the fixed pytest command on a throwaway copy; exit code, counts and output."""
         timeout = self.test_timeout if time_left is None else max(0.0, min(self.test_timeout, time_left))
-        result = {**run_pytest(self.root, timeout, self.sandbox), "sandbox": self.sandbox}
+        result = {**run_pytest(self.root, timeout, self.sandbox, self.task.pytest), "sandbox": self.sandbox}
         if self.sandbox_warning:
             result["sandbox_warning"] = self.sandbox_warning
         return result

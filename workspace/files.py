@@ -16,13 +16,15 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path, text):
+def write_atomic(path, text, mode=None):
     """Write `text` (str, as UTF-8 with any lone surrogate kept; or bytes, exactly) to a temp file
     beside `path`, then rename: readers never see half a file. The mode is kept but always
-    readable (0644 at least), so sandboxed tests can read it."""
+    readable (0644 at least), so sandboxed tests can read it; `mode` sets it exactly instead
+    (fix.py: a user's own file keeps its own mode)."""
     path = Path(path)
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    mode = (path.stat().st_mode & 0o777 if path.exists() else 0) | 0o644
+    if mode is None:
+        mode = (path.stat().st_mode & 0o777 if path.exists() else 0) | 0o644
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

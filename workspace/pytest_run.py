@@ -4,7 +4,8 @@
 writes survives it), in a clean environment, inside the sandbox when there is one (sandbox.py
 builds that command line), with resource limits, a timeout that kills the whole process
 group, and only the head and tail of the output kept; then it reads the counts from
-pytest's summary line.
+pytest's summary line. A `PytestCommand` says which interpreter and arguments: the tasks'
+fixed one by default; fix.py builds a user's project's own (workspace/project_pytest.py).
 
 What this file deliberately is not: a general process runner. Nothing in the command comes
 from the model.
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from dataclasses import dataclass
 
 from workspace import sandbox
 from workspace.files import remove_tree
@@ -33,8 +35,10 @@ PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", ".
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
              "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 # Inside the sandbox the run starts in an empty tmpfs: copy the read-only workspace in (entry
-# by entry: the tmpfs root itself is not ours to chmod), then run pytest in this same process,
-# as `python -B -m pytest` would. This runs before any tested code, as the sandboxed user.
+# by entry: the tmpfs root itself is not ours to chmod), then become `python -B -m pytest`.
+# This runs before any tested code, as the sandboxed user, without `site` (-S): the interpreter
+# that runs pytest starts only once the copy is there, so a path file (.pth) of an editable
+# install that points into the copy finds it.
 COPY_THEN_PYTEST = """import os, shutil, sys
 for name in os.listdir(sys.argv[1]):
     source = os.path.join(sys.argv[1], name)
@@ -42,32 +46,44 @@ for name in os.listdir(sys.argv[1]):
         shutil.copytree(source, name, symlinks=True)
     else:
         shutil.copy2(source, name, follow_symlinks=False)
-import runpy
-sys.argv = ["pytest", *sys.argv[2:]]
-runpy.run_module("pytest", run_name="__main__", alter_sys=True)"""
+os.execv(sys.executable, [sys.executable, "-B", "-m", "pytest", *sys.argv[2:]])"""
 
 
-def run_pytest(root, timeout, sandbox_name):
+@dataclass(frozen=True)
+class PytestCommand:
+    """Which interpreter runs pytest, with which arguments and environment. The default is the
+    tasks' fixed command; a task may bring its own (fix.py: a user's project, its way)."""
+    python: str = sys.executable
+    args: tuple = PYTEST_ARGS
+    env: tuple = ()        # (name, value) pairs: the whole environment (default CLEAN_ENV; HOME is the copy)
+    places: tuple = ()     # folders the interpreter needs, mounted read-only in the sandbox
+    inside: str = None     # where the copy appears inside the sandbox (default: where it is)
+    timeout: float = None  # seconds a run may take (None: the tools' own)
+
+
+def run_pytest(root, timeout, sandbox_name, command=None):
     """Return {"exit_code", "output", "passed", "failed", "errors", "timed_out"} for `root`."""
+    command = command or PytestCommand()
     limits = sandbox.resource_limits(cpu_seconds=int(timeout) + 5)
     if sandbox_name == "bubblewrap":
-        command = sandbox.wrap([sys.executable, "-B", "-c", COPY_THEN_PYTEST, sandbox.SOURCE, *PYTEST_ARGS], root)
-        exit_code, output, dropped, timed_out = run_bounded(command, root, _env(root), timeout, limits)
-        where = root
+        where = command.inside or root
+        argv = sandbox.wrap([command.python, "-B", "-S", "-c", COPY_THEN_PYTEST, sandbox.SOURCE, *command.args], root,
+                            command.places, command.inside)
+        exit_code, output, dropped, timed_out = run_bounded(argv, root, _env(where, command), timeout, limits)
     else:  # no sandbox: the throwaway copy lives in a temporary folder we remove afterwards
         scratch = tempfile.mkdtemp(prefix="coding-loop-tests-")
         try:
             where = shutil.copytree(root, os.path.join(scratch, "repo"), symlinks=True)
             exit_code, output, dropped, timed_out = run_bounded(
-                [sys.executable, "-B", "-m", "pytest", *PYTEST_ARGS], where, _env(where), timeout, limits)
+                [command.python, "-B", "-m", "pytest", *command.args], where, _env(where, command), timeout, limits)
         finally:
             remove_tree(scratch)
     output = _shorten(_portable(output, where), dropped)
     return {"exit_code": exit_code, "output": output, **_counts(output), "timed_out": timed_out}
 
 
-def _env(home):
-    return {**CLEAN_ENV, "HOME": str(home)}
+def _env(home, command):
+    return {**(dict(command.env) or CLEAN_ENV), "HOME": str(home)}
 
 
 def _shorten(output, dropped=0):
@@ -144,7 +160,8 @@ def _portable(output, root):
     pytest's closing "in 0.05s" goes (the model needs counts, not seconds), and the paths
     of this copy and this interpreter become relative or named, and the memory addresses in
     object reprs (`<method 'strip' of str object at 0x7f...>`, different in every process) go."""
-    output = re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?$", "", output, flags=re.M)
+    # (A project's own `addopts` may ask for the long form: "=== 1 passed in 0.05s ===".)
+    output = re.sub(r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?(?= =+$|$)", "", output, flags=re.M)
     output = re.sub(r" at 0x[0-9a-f]{4,16}>", " at 0x...>", output)
     output = output.replace(f"{root}/", "")
     if sys.prefix != sys.base_prefix:
@@ -155,7 +172,7 @@ def _portable(output, root):
 def _counts(output):
     """Parse pytest's closing summary line ("1 failed, 3 passed") into counts."""
     for line in reversed(output.splitlines()):
-        if re.fullmatch(r"\d+ \w+(, \d+ \w+)*", line.strip()):
+        if re.fullmatch(r"\d+ \w+(, \d+ \w+)*", line.strip().strip("=").strip()):
             counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
             errors = counts.get("errors", counts.get("error", 0))  # "1 error", "2 errors"
             return {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "errors": errors}

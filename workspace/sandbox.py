@@ -46,13 +46,16 @@ def detect():
     return "bubblewrap", None
 
 
-def wrap(command, workspace):
+def wrap(command, workspace, places=(), inside=None):
     """Return argv that runs `command` inside the sandbox, in a throwaway copy of `workspace`.
 
     The workspace is mounted read-only at SOURCE and a sized tmpfs takes its place at the same
-    path; `command` starts there and must copy SOURCE in itself (see pytest_run.py), so
-    tested code can change nothing outside that copy and fill no more than DISK_BYTES."""
+    path (or at `inside`: fix.py puts the copy where the user's repository is, hiding it);
+    `command` starts there and must copy SOURCE in itself (see pytest_run.py), so tested code
+    can change nothing outside that copy and fill no more than DISK_BYTES. `places`: more
+    folders mounted read-only (a project's own interpreter)."""
     workspace = os.path.realpath(workspace)
+    inside = inside or workspace
     hidden = ["/tmp", *_homes(), *[p for p in ("/run",) if os.path.isdir(p)]]
     argv = [shutil.which("bwrap"), *_namespaces(), "--die-with-parent",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *_scratch("/tmp")]
@@ -64,10 +67,15 @@ def wrap(command, workspace):
     # The interpreter and its environment may live in a hidden place (pyenv in home,
     # CI's venv in the temp dir): mount them back, read-only, at the same paths.
     made = set()
-    for place in _python_places():
+    # A place inside the copy's folder (a project's .venv) is mounted after the copy's tmpfs,
+    # which would hide it; every other place before, so none can hide the copy.
+    later = [p for p in places if p.startswith(inside + "/")]
+    for place in [*_python_places(), *[p for p in places if p not in later]]:
         argv += [*_parents(place, hidden, made), "--ro-bind", place, place]
-    argv += ["--ro-bind", workspace, SOURCE, *_parents(workspace, hidden, made), *_scratch(workspace),
-             "--chdir", workspace]
+    argv += ["--ro-bind", workspace, SOURCE, *_parents(inside, hidden, made), *_scratch(inside)]
+    for place in later:
+        argv += ["--ro-bind", place, place]
+    argv += ["--chdir", inside]
     if os.geteuid() == 0:
         argv += [shutil.which("setpriv"), f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     return argv + list(command)

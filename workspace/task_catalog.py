@@ -42,7 +42,8 @@ class Task:
     readable: tuple
     editable: tuple
     repo: Path
-    folder: Path  # the task's own folder: task.json, solution.json
+    folder: Path = None   # the task's own folder: task.json, solution.json (None: a task fix.py built)
+    pytest: object = None  # a PytestCommand of its own (fix.py's user projects); None: the fixed one
 
     def prompt(self):
         """The first user message: the ticket, then which files the tools allow."""
@@ -175,9 +176,10 @@ def _odd_entry(repo):
 
 def fresh_copy(task, folder):
     """Copy the task's pristine repository into `folder`/repo and return the copy's path.
-    Modes are opened up (files 0644, folders 0755) so the sandboxed user can read them."""
-    # symlinks=True: a link is copied as a link, never followed, so no outside file's text gets in;
-    # one that appeared since the task was checked is then refused.
+    Modes are opened up (files 0644, or 0755 when executable; folders 0755) so the sandboxed
+    user can read them. A link is copied as a link, never followed, so no outside file's text
+    gets in (and no chmod goes through it); one that appeared since the task was checked is
+    then refused."""
     copy = Path(shutil.copytree(task.repo, Path(folder) / "repo", symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")))
     problem = _odd_entry(copy)
@@ -186,7 +188,9 @@ def fresh_copy(task, folder):
     for here, folders, files in os.walk(copy):
         os.chmod(here, 0o755)
         for name in files:
-            os.chmod(os.path.join(here, name), 0o644)
+            path = os.path.join(here, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o755 if os.stat(path).st_mode & 0o100 else 0o644)
     return copy
 
 

@@ -48,7 +48,7 @@ def _final_run(tools):
         judged = fresh_copy(task, folder)
         for path in task.editable:
             _copy_bytes(tools.root / path, judged / path)
-        result = {**run_pytest(judged, tools.test_timeout, tools.sandbox), "sandbox": tools.sandbox}
+        result = {**run_pytest(judged, tools.test_timeout, tools.sandbox, task.pytest), "sandbox": tools.sandbox}
     return {**result, "sandbox_warning": tools.sandbox_warning} if tools.sandbox_warning else result
 
 
@@ -58,9 +58,12 @@ def verdict(final_tests, tests_unchanged, start_tests):
     if not tests_unchanged:
         return "tests were modified"
     expected = start_tests["passed"] + start_tests["failed"] + start_tests["errors"]
+    # A test module that cannot be imported is one error at the start, however many tests it
+    # holds: once it imports, more tests than that can pass (a user's project, fix.py).
+    counted = final_tests["passed"] == expected or (start_tests["errors"] > 0 and final_tests["passed"] > expected)
     complete = (final_tests["exit_code"] == 0 and not final_tests.get("timed_out")
                 and final_tests["failed"] == 0 and final_tests["errors"] == 0
-                and final_tests["passed"] == expected > 0)
+                and counted and final_tests["passed"] > 0)
     return "repaired" if complete else "not repaired"
 
 

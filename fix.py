@@ -1,0 +1,206 @@
+"""CLI: repair failing tests in your own repository, with an approval gate before anything changes.
+
+    python fix.py --repo ~/code/myproject
+    python fix.py --repo . --tests "tests/test_parse.py" --api openai \\
+        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b
+
+It runs the repository's tests its own way (its interpreter and pytest configuration, sandboxed,
+on a copy). When some fail, it builds a task from the repository, runs the loop on a throwaway
+copy, judges the result independently on a fresh copy of the starting tree, writes the recording
+and the patch, and shows the verdict, the patch and its size. The repository changes only when
+the patch passes the guardrails (repaired, no test file touched, at most --max-changed-lines
+lines) and the user says yes (or passed --yes); even then, a file the user changed since the run
+started stops it. Nothing else in the repository ever changes: no test runs there.
+
+Exit codes: 0 nothing to fix, or the patch was applied; 1 bad input, or a failure before the
+run (one line); 2 bad flags; 3 the run was recorded, but nothing was applied.
+
+What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
+to change tests. The pieces live in workspace/ (user_repo.py, user_task.py, project_pytest.py,
+patch.py) and runs/offer.py.
+"""
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from local_model import ModelUnavailable
+from record_run import output_problem
+from repo_tools import RepoTools
+from runs.fix_flags import parse_args
+from runs.flags import make_model, settings_from, start_deadline
+from runs.offer import ask, patch_lines, wants_colour
+from runs.printer import Printer, clean, fail, result_line, run_cli
+from runs.recording import recording_of, run_recorded, save
+from workspace import sandbox
+from workspace.files import write_atomic
+from workspace.patch import apply, make_patch, moved_on, refusal, stat_lines
+from workspace.project_pytest import COLLECT, collected_files, default_python, failures, project_command, pytest_missing
+from workspace.pytest_run import run_pytest
+from workspace.task_catalog import fresh_copy
+from workspace.user_repo import RepoProblem, git_state, list_files, starting_tree
+from workspace.user_task import build_task, choose_files, default_ticket, matching, shown, task_spec
+
+NOT_APPLIED = 3
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        return fix(args)
+    except RepoProblem as problem:
+        return fail(problem)
+    except KeyboardInterrupt:  # the loop closed its stream; the temporary copies go with the with-block
+        print("\ninterrupted: nothing was applied", file=sys.stderr)
+        return 130
+
+
+def fix(args):
+    repo, python = check_input(args)
+    show = Printer(show_thinking=args.show_thinking)
+    with tempfile.TemporaryDirectory(prefix="coding-loop-fix-") as folder:
+        command = project_command(repo, python, args.tests, args.test_timeout)
+        tree = Path(folder) / "start"  # the pristine starting tree: every run and the verdict start here
+        files, unreadable = starting_tree(repo, list_files(repo, skip=command.places), tree)
+        if unreadable:
+            show.line(f"note: left out of the copy (unreadable): {clean(shown(unreadable))}")
+        start = first_run(tree, command, repo, show)
+        if start is None:
+            return 0
+        task = make_task(args, repo, tree, files, command, start, show)
+        model, model_info = ready_model(args)
+        tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task,
+                          sandbox_mode="require" if args.require_sandbox else "auto")
+        start_deadline(model, args.deadline)
+        body = run_recorded(model, tools, settings_from(args), start_tests=start, on_event=show)
+        digest = args.model_digest or model_info["digest"]
+        recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
+                                 model={"name": model_info["name"], "digest": digest},
+                                 server={"api": args.api, "url": model.url}, adapter=model.recorded_settings)
+        recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
+                         task_spec=task_spec(task, args.tests))
+        save(args.output, recording)  # the run is kept whatever happens at the offer
+        return offer(args, repo, task, tools, recording, show)
+
+
+def check_input(args):
+    """The repository's real path and the interpreter, or RepoProblem before any work."""
+    repo = Path(args.repo).expanduser()
+    if not repo.is_dir():
+        raise RepoProblem(f"--repo {args.repo} is not a folder")
+    repo = repo.resolve()
+    python = args.python or default_python(repo)
+    if not (Path(python).is_file() and Path(python).stat().st_mode & 0o111):
+        raise RepoProblem(f"--python {python} is not an executable file")
+    problem = output_problem(args.output) or output_problem(args.patch)
+    if problem:
+        raise RepoProblem(problem)
+    if args.require_sandbox and sandbox.detect()[0] == "none":
+        raise RepoProblem(f"a sandbox is required but unavailable: {sandbox.detect()[1]}")
+    return repo, python
+
+
+def project_tests(tree, command, extra=()):
+    """The project's tests on a throwaway copy of `tree`, as RepoTools.run_tests reports them."""
+    name, warning = sandbox.detect()
+    result = run_pytest(tree, command.timeout, name, replace(command, args=(*command.args, *extra)))
+    return {**result, "sandbox": name, **({"sandbox_warning": warning} if warning else {})}
+
+
+def first_run(tree, command, repo, show):
+    """The starting run: its result when tests fail; None when nothing fails; else RepoProblem."""
+    if sandbox.detect()[1]:
+        print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)
+    show.line(f"repository: {clean(str(repo))} (interpreter {clean(command.python)})")
+    start = project_tests(tree, command)
+    show.line(f"starting tests: {result_line(start)}")
+    if start["timed_out"]:
+        raise RepoProblem(f"the tests took longer than --test-timeout {command.timeout:g} s; "
+                          "choose fewer with --tests, or give them more time")
+    if pytest_missing(start):
+        raise RepoProblem(f"pytest is not installed for {command.python}; install it there "
+                          f"({command.python} -m pip install pytest) or pass --python")
+    if start["exit_code"] == 5:
+        raise RepoProblem(f"no tests found in {repo} (pytest collected none); choose them with --tests")
+    if start["exit_code"] == 0:
+        show.line(f"nothing to fix: the tests pass ({start['passed']} passed)")
+        return None
+    if start["exit_code"] not in (1, 2) or not (start["failed"] or start["errors"]):
+        # Not a test that fails: pytest itself did not run (a usage error, a broken interpreter).
+        last = next((line for line in reversed(start["output"].splitlines()) if line.strip()), "")
+        raise RepoProblem(f"pytest could not run the tests (exit code {start['exit_code']}): "
+                          f"{clean(last)[:200]}; check --tests, --python and the project's pytest configuration")
+    return start
+
+
+def make_task(args, repo, tree, files, command, start, show):
+    """The task: the ticket, the project's test files, what the model may read and edit."""
+    failing = failures(start["output"])
+    first = [test.split("::")[0] for test, _ in failing]  # the failing tests' files are read first
+    tests = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *first}
+    for glob in args.editable:
+        if not matching(files, [glob]):
+            raise RepoProblem(f"--editable {glob} matches no file of {repo}")
+    readable, editable, notes = choose_files(tree, files, tests, first, args.readable, args.editable)
+    for note in notes:
+        show.line(f"note: {clean(note)}")
+    if not editable:
+        raise RepoProblem(f"nothing to edit in {repo}: no text file outside the tests was chosen; "
+                          "choose files with --editable GLOB")
+    task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, tests, command,
+                      readable, editable)
+    show.line(f"task: {len(readable)} readable files, editable: {clean(shown(editable))}")
+    return task
+
+
+def ready_model(args):
+    model = make_model(args)
+    try:
+        return model, model.check()  # fail before the loop: server up, model there
+    except ModelUnavailable as error:
+        raise RepoProblem(str(error)) from None
+
+
+def offer(args, repo, task, tools, recording, show):
+    """Show the verdict, the patch and its size; apply it only when every gate opens."""
+    patch = make_patch(task, tools.root)
+    refused = refusal(patch, recording, task, args.max_changed_lines)
+    write_atomic(args.patch, patch.text)  # always written, applied or not
+    show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])})")
+    for line in [*patch_lines(patch.text, wants_colour(sys.stdout)), *stat_lines(patch)] if patch.changes else []:
+        show.line(line)
+    outcome = decide(args, repo, task, tools, patch, refused, show)
+    recording.update(patch={"file": args.patch, "changed_lines": patch.changed_lines, "refused": refused},
+                     outcome=outcome)
+    save(args.output, recording)
+    show.line(f"wrote {clean(args.output)} and {clean(args.patch)}")
+    return 0 if outcome == "applied" else NOT_APPLIED
+
+
+def decide(args, repo, task, tools, patch, refused, show):
+    """"applied", or why not: "refused", "no terminal", "declined", "changed since", "failed"."""
+    if refused:
+        show.line(f"not applied: {refused}")
+        return "refused"
+    if not args.yes and not sys.stdin.isatty():
+        show.line("not applied: no terminal to ask on (pass --yes to apply without asking)")
+        return "no terminal"
+    if not args.yes and not ask(f"Apply this patch to {clean(str(repo))}? [y/N] ", sys.stdin, sys.stdout):
+        show.line("not applied")
+        return "declined"
+    moved = moved_on(repo, patch.paths, task.repo)
+    if moved:
+        show.line(f"not applied: changed since the run started: {clean(', '.join(moved))} "
+                  f"(the patch is in {clean(args.patch)})")
+        return "changed since"
+    written, problem = apply(repo, tools.root, patch.paths)
+    if problem:
+        done = f" (already applied: {clean(', '.join(written))})" if written else ""
+        show.line(f"not applied: {clean(problem)}{done}")
+        return "failed"
+    show.line(f"applied to {clean(str(repo))}: {clean(', '.join(written))}")
+    return "applied"
+
+
+if __name__ == "__main__":
+    run_cli(main)

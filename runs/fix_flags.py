@@ -1,0 +1,76 @@
+"""fix.py's command line: the shared model and loop flags (flags.py), plus its own.
+
+`--tests` takes pytest's arguments as one string (split like a shell would), because they
+are pytest's, not ours: `--tests "tests/test_parse.py -k dates"`. An argument that starts
+with "-" needs the `=` form: `--tests="-k dates"`.
+
+What this file deliberately is not: where the flags' behaviour lives (fix.py and the
+workspace modules it calls) or a config file reader.
+"""
+import datetime
+import re
+import shlex
+from pathlib import Path
+
+from runs.flags import add_loop_flags, add_model_flags, check_model_flags, positive
+from runs.printer import OneLineParser
+
+FIXES = Path(__file__).resolve().parent.parent / "fixes"  # never inside the user's repository
+EPILOG = ("exit codes: 0 nothing to fix, or the patch was applied; 1 bad input or a failure before the run; "
+          "2 bad flags; 3 the run was recorded, but nothing was applied")
+
+
+def parse_args(argv=None):
+    parser = OneLineParser(prog="fix.py", epilog=EPILOG, description=(
+        "Repair failing tests in your own repository. Nothing in it changes until you approve the patch."))
+    add_repository_flags(parser)
+    add_model_flags(parser)
+    add_loop_flags(parser)
+    add_offer_flags(parser)
+    args = parser.parse_args(argv)
+    check_model_flags(parser, args)
+    try:
+        args.tests = shlex.split(args.tests)
+    except ValueError as error:
+        parser.error(f"--tests: {error}")
+    args.output = args.output or new_output(Path(args.repo).expanduser().resolve().name)
+    args.patch = args.patch or str(Path(args.output).with_suffix(".patch"))
+    return args
+
+
+def new_output(name):
+    """fixes/NAME-TIME.json, a name no earlier run has taken (nor its .patch)."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    name = re.sub(r"[^\w.-]", "_", name) or "repo"
+    path, number = FIXES / f"{name}-{stamp}.json", 1
+    while path.exists() or path.with_suffix(".patch").exists():
+        number += 1
+        path = FIXES / f"{name}-{stamp}-{number}.json"
+    return str(path)
+
+
+def add_repository_flags(parser):
+    parser.add_argument("--repo", required=True, metavar="PATH", help="the repository whose tests fail")
+    parser.add_argument("--ticket", help="what is wrong, in your words (default: the failing tests and their errors)")
+    parser.add_argument("--tests", default="", metavar="PYTEST_ARGS",
+                        help="which tests, as pytest arguments in one string (default: the project's own choice)")
+    parser.add_argument("--editable", nargs="+", action="extend", default=[], metavar="GLOB",
+                        help="the files the model may edit (default: the Python files outside the tests)")
+    parser.add_argument("--readable", nargs="+", action="extend", default=[], metavar="GLOB",
+                        help="more files the model may read (default: the Python files, within a budget)")
+    parser.add_argument("--python", metavar="PATH",
+                        help="the project's interpreter (default: PATH/.venv/bin/python if present, else this one)")
+    parser.add_argument("--test-timeout", type=positive(float), default=60.0, metavar="SECONDS",
+                        help="the most one test run may take (default 60)")
+    parser.add_argument("--require-sandbox", action="store_true", help="refuse to run tests unsandboxed")
+
+
+def add_offer_flags(parser):
+    parser.add_argument("--yes", action="store_true", help="apply a patch that passes the guardrails without asking")
+    parser.add_argument("--max-changed-lines", type=positive(int), default=80, metavar="N",
+                        help="never apply a patch that adds and removes more lines than this (default 80)")
+    parser.add_argument("--patch", metavar="FILE", help="where to write the patch (default: beside the recording)")
+    parser.add_argument("--output", metavar="FILE", help="where to write the recording (default: fixes/NAME-TIME.json)")
+    parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
+    parser.add_argument("--scripted", metavar="ABOUT",
+                        help="label the recording scripted (a fake server), with ABOUT naming the behaviour")

@@ -1,0 +1,197 @@
+"""fix.py on small repositories in temporary folders, against the loopback servers: the user's
+tree stays byte-identical (.git included) until a yes, the guardrails refuse what they must, the
+terminal question decides, and the recording replays."""
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fix
+import replay
+from testing.scripted import call, done, text
+from tests.helpers import ADD_FIX, OPS, OPS_FIXED, PROJECT, make_project, tree_state
+
+HERE = Path(__file__).resolve().parent.parent  # the project root
+READ_OPS = call("read_file", path="src/calc/ops.py")
+
+
+def repair_turns(edit=ADD_FIX):
+    """Read, edit, say so: no run_tests in the loop (the verdict runs them anyway)."""
+    return [done(tool_calls=[READ_OPS])], [done(tool_calls=[edit])], [text("Fixed add."), done()]
+
+
+def run_fix(fake, repo, tmp_path, *flags):
+    output = tmp_path / "out" / "run.json"
+    code = fix.main(["--repo", str(repo), "--host", fake.url, "--output", str(output),
+                     "--scripted", "a test repair", *flags])
+    return code, output
+
+
+def changed(before, after):
+    return {path for path in before.keys() | after.keys() if before.get(path) != after.get(path)}
+
+
+def test_yes_applies_exactly_the_patch_and_keeps_the_files_mode(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc")
+    os.chmod(repo / "src/calc/ops.py", 0o600)
+    before = tree_state(repo)
+    fake_ollama.play(*repair_turns())
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert changed(before, tree_state(repo)) == {"src/calc/ops.py"}  # no cache, no stray file, .git as it was
+    assert (repo / "src/calc/ops.py").read_text() == OPS_FIXED
+    assert os.stat(repo / "src/calc/ops.py").st_mode & 0o777 == 0o600
+    assert "starting tests: exit_code 1, 1 passed, 1 failed" in printed and "verdict: repaired" in printed
+    assert "+    return a + b" in printed and " 1 file changed, 1 insertion(+), 1 deletion(-)" in printed
+    assert "Apply this patch" not in printed and "applied to" in printed
+    # The patch written beside the recording is exactly what was applied: it reverses cleanly.
+    patch = output.with_suffix(".patch")
+    assert subprocess.run(["git", "-C", str(repo), "apply", "--check", "-R", str(patch)]).returncode == 0
+    rec = json.loads(output.read_text())
+    assert (rec["source"], rec["outcome"], rec["verdict"]) == ("scripted", "applied", "repaired")
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    assert rec["repository"] == {"name": "calc", "path": str(repo), "commit": head.strip(), "dirty": False}
+    assert rec["task_spec"]["editable"] == ["src/calc/ops.py"] and "tests/test_ops.py" in rec["task_spec"]["tests"]
+
+
+def test_without_a_terminal_nothing_is_applied_and_the_recording_replays(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc")
+    before = tree_state(repo)
+    fake_ollama.play(*repair_turns())
+    code, output = run_fix(fake_ollama, repo, tmp_path)
+    assert code == fix.NOT_APPLIED
+    assert "not applied: no terminal to ask on (pass --yes" in capsys.readouterr().out
+    assert tree_state(repo) == before
+    assert output.with_suffix(".patch").read_text().startswith("--- a/src/calc/ops.py\n+++ b/src/calc/ops.py\n")
+    for served in (False, True):
+        replayed = replay.replay(output, served=served)
+        assert replayed["differences"] == [] and replayed["verdict"] == "repaired"
+    assert tree_state(repo) == before
+
+
+def test_a_file_the_user_changed_since_the_run_started_blocks_the_apply(fake_ollama, tmp_path, capsys, monkeypatch):
+    repo = make_project(tmp_path / "calc")
+    real_run = fix.run_recorded
+
+    def the_user_goes_on_working(*args, **options):
+        body = real_run(*args, **options)
+        (repo / "src/calc/ops.py").write_text(OPS + "\n# my own work\n")
+        return body
+    monkeypatch.setattr(fix, "run_recorded", the_user_goes_on_working)
+    before = tree_state(repo)
+    fake_ollama.play(*repair_turns())
+    code, _ = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    assert code == fix.NOT_APPLIED
+    assert "not applied: changed since the run started: src/calc/ops.py" in capsys.readouterr().out
+    assert (repo / "src/calc/ops.py").read_text() == OPS + "\n# my own work\n"  # theirs, untouched
+    assert changed(before, tree_state(repo)) == {"src/calc/ops.py"}
+
+
+def test_a_patch_that_edits_a_test_is_never_applied_even_with_yes(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc")
+    before = tree_state(repo)
+    cheat = call("replace_text", path="tests/test_ops.py", old="add(2, 2) == 4", new="add(2, 2) == 0")
+    fake_ollama.play([done(tool_calls=[cheat])], [text("The test passes now."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes", "--editable", "*.py")
+    printed = capsys.readouterr().out
+    assert code == fix.NOT_APPLIED and tree_state(repo) == before
+    assert "note: --editable includes test files (tests/test_ops.py)" in printed
+    assert "verdict: tests were modified" in printed
+    assert "not applied: the patch changes test files (tests/test_ops.py): never applied" in printed
+    assert "-    assert add(2, 2) == 4" in output.with_suffix(".patch").read_text()  # still written
+
+
+def test_a_patch_larger_than_max_changed_lines_is_never_applied(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc")
+    before = tree_state(repo)
+    fake_ollama.play(*repair_turns())
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes", "--max-changed-lines", "1")
+    printed = capsys.readouterr().out
+    assert code == fix.NOT_APPLIED and tree_state(repo) == before
+    assert "verdict: repaired" in printed
+    assert "not applied: the patch changes 2 lines, more than --max-changed-lines 1: never applied" in printed
+    assert json.loads(output.read_text())["patch"]["refused"].startswith("the patch changes 2 lines")
+
+
+def test_a_run_that_did_not_repair_is_never_applied(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc")
+    before = tree_state(repo)
+    fake_ollama.play(*repair_turns(call("replace_text", old="return a - b", new="return b - a")))
+    code, _ = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == fix.NOT_APPLIED and tree_state(repo) == before
+    assert "not applied: the verdict is 'not repaired', not 'repaired': never applied" in printed
+
+
+def answer_on_a_terminal(fake, repo, tmp_path, answer):
+    """Run fix.py with a pseudo-terminal as its stdin and stdout; answer the question when it comes."""
+    main, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, str(HERE / "fix.py"), "--repo", str(repo), "--host", fake.url,
+                                "--output", str(tmp_path / "out" / "run.json")],
+                               stdin=terminal, stdout=terminal, stderr=terminal, cwd=HERE)
+    os.close(terminal)
+    seen, answered = b"", False
+    while True:
+        if not select.select([main], [], [], 60)[0]:
+            process.kill()
+            raise AssertionError(f"fix.py went silent: {seen[-500:]!r}")
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"[y/N] " in seen:
+            os.write(main, answer.encode() + b"\n")
+            answered = True
+    os.close(main)
+    return process.wait(timeout=60), seen.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("answer, applied", [("n", False), ("", False), ("yes", True)])
+def test_on_a_terminal_only_yes_applies(fake_ollama, tmp_path, answer, applied):
+    repo = make_project(tmp_path / "calc")
+    before = tree_state(repo)
+    fake_ollama.play(*repair_turns())
+    code, seen = answer_on_a_terminal(fake_ollama, repo, tmp_path, answer)
+    assert f"Apply this patch to {repo}? [y/N] " in seen
+    assert "\x1b[32m+    return a + b\x1b[0m" in seen  # coloured on a terminal
+    if applied:
+        assert code == 0 and changed(before, tree_state(repo)) == {"src/calc/ops.py"}
+    else:
+        assert code == fix.NOT_APPLIED and tree_state(repo) == before
+
+
+def test_nothing_to_fix_is_said_and_no_model_is_asked(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc", {**PROJECT, "src/calc/ops.py": OPS_FIXED})
+    before = tree_state(repo)
+    code, output = run_fix(fake_ollama, repo, tmp_path)
+    assert code == 0 and "nothing to fix: the tests pass (2 passed)" in capsys.readouterr().out
+    assert fake_ollama.requests == [] and not output.exists() and tree_state(repo) == before
+
+
+def test_a_folder_without_git_is_fixed_over_the_openai_api(fake_openai, tmp_path, capsys):
+    from testing.fake_openai import llama_cpp_call
+    from testing.fake_openai import text as sse_text
+    repo = make_project(tmp_path / "calc", PROJECT, git=False)
+    (repo / "src/calc/__pycache__").mkdir()
+    (repo / "src/calc/__pycache__/ops.cpython-311.pyc").write_bytes(b"\0stale")
+    before = tree_state(repo)
+    fake_openai.play(llama_cpp_call("read_file", '{"path": "src/calc/ops.py"}'),
+                     llama_cpp_call("replace_text", '{"old": "return a - b", "new": "return a + b"}'),
+                     sse_text("Fixed add."))
+    code = fix.main(["--repo", str(repo), "--api", "openai", "--base-url", fake_openai.url, "--model",
+                     "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--yes"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert changed(before, tree_state(repo)) == {"src/calc/ops.py"}
+    rec = json.loads((tmp_path / "run.json").read_text())
+    assert rec["server"] == {"api": "openai", "url": fake_openai.url} and "commit" not in rec["repository"]
+    assert "src/calc/__pycache__/ops.cpython-311.pyc" not in rec["sample"]  # caches are never copied

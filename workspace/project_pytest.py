@@ -1,0 +1,118 @@
+"""A user's own project's tests, run the project's way: its interpreter, its configuration.
+
+fix.py works on a repository the user owns, not on one of the tasks, so the tasks' fixed
+command (`-c /dev/null`, only tests/) is the wrong one: the project's pytest.ini,
+pyproject.toml and conftest.py files are part of how its tests pass. `project_command(...)`
+builds a PytestCommand that keeps everything else pytest_run.py guarantees (a throwaway copy,
+the sandbox, a clean environment, bounded time and output) and changes only this:
+
+- the interpreter: `--python`, else the repository's `.venv/bin/python`, else this one. Its
+  folders are mounted read-only in the sandbox, and the copy appears at the repository's own
+  path in there (hiding the real one), so an editable install (`pip install -e .`) imports
+  the copy the model edits, never the user's files;
+- the configuration: the repository's own file, found at its root in pytest's order and passed
+  with `-c` (`--rootdir .`, `--confcutdir .`), so nothing above the copy is read;
+- plugins: autoloaded for the project's own interpreter (its plugins are its test dependencies,
+  pytest-asyncio or pytest-django), never for this harness's (those plugins are coding-loop's);
+- our flags come after the project's `addopts`, so whatever it asks for, the output is short
+  (`-q`), plain (`--color=no`) and ends with one line per failure (`-rfE`).
+
+What this file deliberately is not: a process runner (pytest_run.py runs the command) or the
+judge of what a start run means (fix.py says that).
+"""
+import configparser
+import os
+import re
+import sys
+from pathlib import Path
+
+from workspace.pytest_run import CLEAN_ENV, PytestCommand
+
+# pytest's own order of configuration files, and the section each must hold to count.
+CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), (".pytest.ini", None),
+           ("pyproject.toml", r"^\[tool\.pytest(\.ini_options)?\]"), ("tox.ini", "pytest"),
+           ("setup.cfg", "tool:pytest"))
+OUR_FLAGS = ("-q", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
+COLLECT = ("--collect-only", "-qq")  # one line per test file: "tests/test_a.py: 4"
+SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$", re.M)
+
+
+def default_python(repo):
+    """The repository's own `.venv/bin/python` when it has one, else the one running us."""
+    own = Path(repo) / ".venv" / "bin" / "python"
+    return str(own) if os.access(own, os.X_OK) else sys.executable
+
+
+def project_command(repo, python, tests_args=(), timeout=60.0):
+    """The PytestCommand for the repository at `repo` (its real path, where the copy appears
+    in the sandbox), run by `python` with the user's `--tests` arguments."""
+    repo = os.path.realpath(repo)
+    # Folders resolved, the file itself not: a venv's python is a link whose own path matters.
+    python = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(python))), os.path.basename(python))
+    own = python != sys.executable  # this harness's interpreter brings coding-loop's plugins
+    env = {**CLEAN_ENV, "PATH": f"{os.path.dirname(python)}:{CLEAN_ENV['PATH']}"}  # as an activated venv
+    if own:
+        del env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+    args = (*OUR_FLAGS, "-c", config_file(repo) or os.devnull, *tests_args)
+    return PytestCommand(python=python, args=args, env=tuple(sorted(env.items())),
+                         places=interpreter_places(python), inside=repo, timeout=timeout)
+
+
+def config_file(repo):
+    """The repository's pytest configuration file (relative), as pytest would pick it at its root."""
+    for name, section in CONFIGS:
+        path = Path(repo) / name
+        if not path.is_file():
+            continue
+        if section is None:
+            return name
+        text = _text(path)
+        if name.endswith(".toml") and re.search(section, text, re.M):
+            return name
+        if not name.endswith(".toml") and _has_section(text, section):
+            return name
+    return None
+
+
+def _text(path):
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _has_section(text, section):
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return False
+    return parser.has_section(section)
+
+
+def interpreter_places(python):
+    """Folders `python` needs besides the system: the one holding its bin/ (a virtual
+    environment, perhaps inside the repository), the base interpreter a venv's pyvenv.cfg
+    names, and the real interpreter's prefix (pyenv's or a CI's may be in a hidden place)."""
+    venv = Path(python).parent.parent
+    places = {str(venv), str(Path(os.path.realpath(python)).parent.parent)}
+    home = re.search(r"^home\s*=\s*(.+)$", _text(venv / "pyvenv.cfg"), re.M)
+    if home:
+        places.add(str(Path(home.group(1).strip()).parent))
+    return tuple(sorted(os.path.realpath(p) for p in places if os.path.realpath(p) != "/" and os.path.isdir(p)))
+
+
+def failures(output, limit=10):
+    """[(test id, message)] from pytest's short summary ("FAILED tests/test_a.py::test_x - ...")."""
+    return [(test, (message or "").strip()) for _, test, message in SUMMARY.findall(output or "")][:limit]
+
+
+def pytest_missing(result):
+    """True when the interpreter has no pytest: nothing ran, and Python said why."""
+    return (result["exit_code"] != 0 and not (result["passed"] or result["failed"] or result["errors"])
+            and re.search(r"No module named '?pytest'?(\s|$)", result["output"]) is not None)
+
+
+def collected_files(output):
+    """The test files `--collect-only -qq` named ("tests/test_a.py: 4"), as far as the output was kept."""
+    return re.findall(r"^(\S+\.py): \d+$", output or "", re.M)

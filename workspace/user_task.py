@@ -1,0 +1,177 @@
+"""A task built from a user's own repository: its ticket, what the model may read and edit.
+
+`build_task(...)` makes a `UserTask`, a workspace.task_catalog.Task (so the tools, the
+recorder and the verdict treat it like any shipped task) whose test files are the project's
+(the ones pytest collected, or named like tests) and whose pytest command is the project's
+own (project_pytest.py). `choose_files` picks the readable files within a budget (the failing
+tests' files first, then the code, then the other tests) and the editable ones (the readable
+code, or `--editable` globs), and says in one line each what it left out and why.
+`task_spec` / `recorded_task` store the task in a recording and rebuild it for a replay.
+
+What this file deliberately is not: a reader of the user's tree (user_repo.py copies it once;
+everything here looks at that copy) or a judge (verdict.py is).
+"""
+import fnmatch
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repo_tools import MAX_FILE_BYTES
+from workspace.project_pytest import project_command
+from workspace.task_catalog import SAMPLE_TASK, Task, load_task
+from workspace.user_repo import starting_tree
+
+READ_BUDGET = 200_000  # characters of readable files in all: what a model could read in one run
+READ_FILES = 60        # file names in the prompt and in read_file's description
+SHOWN = 5              # names shown in a note about what was left out
+TEST_NAME = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+
+
+@dataclass(frozen=True)
+class UserTask(Task):
+    tests: tuple = ()  # the project's test files: the ones pytest collected
+    keep: object = field(default=None, compare=False, repr=False)  # a replay's temporary tree, alive with the task
+
+    def is_test_file(self, path):
+        return is_test(path, self.tests)
+
+
+def is_test(path, tests):
+    """A test file: one pytest collected (`tests`), a conftest.py, or one named like a test."""
+    return path in tests or TEST_NAME.search(path) is not None
+
+
+def build_task(name, ticket, tree, tests, command, readable, editable):
+    """The UserTask for the project `name` whose starting tree is at `tree`."""
+    return UserTask(name=f"fix:{name}", title=f"fix the failing tests of {name}", ticket=ticket,
+                    readable=tuple(readable), editable=tuple(editable), repo=Path(tree), pytest=command,
+                    tests=tuple(sorted(tests)))
+
+
+def default_ticket(failing, start):
+    """The failing tests' names and errors, as a user would paste them."""
+    if not failing:
+        return (f"The tests fail ({start['failed']} failed, {start['errors']} errors); run them to see why, "
+                "and make them pass by fixing the code, not the tests.")
+    lines = [f"- {test}" + (f": {message[:300]}" if message else "") for test, message in failing]
+    return "These tests fail:\n" + "\n".join(lines) + "\nMake them pass by fixing the code, not the tests."
+
+
+def choose_files(tree, files, tests, first=(), readable_globs=(), editable_globs=()):
+    """(readable, editable, notes): the files the model may read and edit, and one line per
+    thing a user should know (what the budget left out, what was skipped and why)."""
+    notes, sizes = [], {p: text_size(Path(tree) / p) for p in files}
+    python = sorted((p for p in files if p.endswith(".py")), key=lambda p: (p.count("/"), p))
+    code = [p for p in python if not is_test(p, tests)]
+    wanted = [*first, *matching(files, readable_globs), *code, *[p for p in python if is_test(p, tests)]]
+    readable, left, used = [], [], 0
+    for path in dict.fromkeys(wanted):
+        if not sizes.get(path) or not isinstance(sizes[path], int):
+            continue  # not text, or empty (an empty __init__.py has nothing to read or edit)
+        if len(readable) < READ_FILES and used + sizes[path] <= READ_BUDGET:
+            readable.append(path)
+            used += sizes[path]
+        else:
+            left.append(path)
+    if left:
+        notes.append(f"budget: {len(readable)} files readable ({used} characters), {len(left)} left out: "
+                     f"{shown(left)} (choose with --readable and --editable)")
+    if not editable_globs:
+        return readable, [p for p in readable if p in code], notes
+    editable = _editable(matching(files, editable_globs), sizes, tests, notes)
+    return [*readable, *[p for p in editable if p not in readable]], editable, notes
+
+
+def _editable(paths, sizes, tests, notes):
+    """The files `--editable` chose that can be edited as text; the rest are named in notes."""
+    skipped = [f"{p} ({sizes.get(p)})" for p in paths if not isinstance(sizes.get(p), int)]
+    if skipped:
+        notes.append(f"skipped from --editable: {shown(skipped)}")
+    editable = [p for p in paths if isinstance(sizes.get(p), int)]
+    chosen_tests = [p for p in editable if is_test(p, tests)]
+    if chosen_tests:
+        notes.append(f"--editable includes test files ({shown(chosen_tests)}): a patch that changes them is never "
+                     "applied")
+    return editable
+
+
+def matching(files, globs):
+    """Files matching any glob: on the whole path, or on the file name for a glob without "/"."""
+    return [p for p in files if any(fnmatch.fnmatchcase(p, g) or ("/" not in g and fnmatch.fnmatchcase(
+        os.path.basename(p), g)) for g in globs)]
+
+
+def text_size(path):
+    """The characters of a file the tools can read and edit as text, or why not (a string)."""
+    try:
+        if os.path.islink(path) or not os.path.isfile(path):
+            return "not a regular file"
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            return f"over {MAX_FILE_BYTES} bytes"
+        data = Path(path).read_bytes()
+        if b"\0" in data:
+            return "binary"
+        return len(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "binary"  # not UTF-8: an edit written back as UTF-8 would change other bytes
+    except OSError as error:
+        return f"unreadable: {error.strerror or type(error).__name__}"
+
+
+def shown(paths):
+    return ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
+
+
+def task_spec(task, tests_args):
+    """The task as a recording keeps it: enough to rebuild it (with the repository at hand)."""
+    return {"name": task.name, "title": task.title, "ticket": task.ticket, "readable": list(task.readable),
+            "editable": list(task.editable), "tests": list(task.tests), "repo": task.pytest.inside,
+            "python": task.pytest.python, "tests_args": list(tests_args), "timeout": task.pytest.timeout}
+
+
+def recorded_task(recording, tasks_dir=None, tree=True):
+    """The task a recording was made on: one of the tasks (shipped, or in `tasks_dir`) by name,
+    or the one fix.py built (its `task_spec`). With `tree`, that one's starting tree is copied
+    again from the repository."""
+    spec = recording.get("task_spec")
+    if spec is None:
+        return load_task(recording.get("task_name", SAMPLE_TASK), tasks_dir)
+    return task_from_spec(spec, list(recording["sample"]) if tree else None)
+
+
+def task_from_spec(spec, files=None):
+    """Rebuild a UserTask (a recording is untrusted: every field is checked; ValueError)."""
+    problem = spec_problem(spec, files or [])
+    if problem:
+        raise ValueError(f"task_spec: {problem}")
+    repo, keep = Path(spec["repo"]), None
+    if files is not None:
+        if not repo.is_dir():
+            raise ValueError(f"the repository {spec['repo']} is not here; a fix.py recording replays beside it")
+        keep = tempfile.TemporaryDirectory(prefix="coding-loop-replay-tree-")
+        starting_tree(repo, files, keep.name)
+        repo = Path(keep.name)
+    command = project_command(spec["repo"], spec["python"], spec["tests_args"], spec["timeout"])
+    return UserTask(name=spec["name"], title=spec["title"], ticket=spec["ticket"], readable=tuple(spec["readable"]),
+                    editable=tuple(spec["editable"]), repo=repo, pytest=command, tests=tuple(spec["tests"]),
+                    keep=keep)
+
+
+def spec_problem(spec, files):
+    if not isinstance(spec, dict):
+        return "must be an object"
+    texts = ("name", "title", "ticket", "repo", "python")
+    lists = ("readable", "editable", "tests", "tests_args")
+    if not all(isinstance(spec.get(k), str) for k in texts) or not all(
+            isinstance(spec.get(k), list) and all(isinstance(v, str) for v in spec[k]) for k in lists):
+        return f"needs text {', '.join(texts)} and lists of text {', '.join(lists)}"
+    if not isinstance(spec.get("timeout"), (int, float)) or isinstance(spec["timeout"], bool) or spec["timeout"] <= 0:
+        return "timeout must be a positive number"
+    if not os.path.isabs(spec["repo"]) or not os.path.basename(spec["python"]).startswith("python"):
+        return "repo must be an absolute path and python an interpreter named python*"
+    paths = [*spec["readable"], *spec["editable"], *spec["tests"], *files]
+    if any(os.path.isabs(p) or ".." in Path(p).parts for p in paths):
+        return "every file must be a relative path inside the repository"
+    return None
