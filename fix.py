@@ -28,7 +28,7 @@ from local_model import ModelUnavailable
 from record_run import output_problem
 from repo_tools import RepoTools
 from runs.fix_flags import parse_args
-from runs.flags import make_model, settings_from, start_deadline
+from runs.flags import make_model, settings_from
 from runs.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
@@ -71,12 +71,11 @@ def fix(args):
         model, model_info = ready_model(args)
         tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task,
                           sandbox_mode="require" if args.require_sandbox else "auto")
-        start_deadline(model, args.deadline)
         body = run_recorded(model, tools, settings_from(args), start_tests=start, on_event=show)
         digest = args.model_digest or model_info["digest"]
         recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
                                  model={"name": model_info["name"], "digest": digest},
-                                 server={"api": args.api, "url": model.url}, adapter=model.recorded_settings)
+                                 server={"api": args.api, "url": model.url}, adapter=model.recorded())
         recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
                          task_spec=task_spec(task, args.tests))
         save(args.output, recording)  # the run is kept whatever happens at the offer
