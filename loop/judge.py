@@ -44,7 +44,8 @@ def _malformed(run, turn, outcome, calls, written, ran):
     """The correction for a malformed turn, or None: every call refused, calls only
     written as text (under text_calls="nudge"), or nothing at all."""
     if calls and ran["executed"] == 0:
-        return policy.refused_nudge(turn, ran["results"], run.names, code=all(isinstance(c, Refused) for c in calls))
+        code = all(isinstance(call, Refused) for call in calls)
+        return policy.refused_nudge(turn, ran["results"], run.names, code=code, failures=run.failures() if code else None)
     if not calls and written:
         return policy.text_call_nudge(turn, written)
     if not calls and not outcome["content"].strip():

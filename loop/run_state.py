@@ -24,6 +24,7 @@ class Run:
         self.names = [s["function"]["name"] for s in self.schemas]
         self.budget, self.watch = Budget(settings.deadline), policy.Watch(settings.verify_finish)
         self.seen, self.changed = {}, []  # file texts the model was shown; files it edited, in order
+        self.last_tests = start_tests  # the latest test run the model knows of
         if settings.context == "preload":
             task, self.seen = context.preload(tools.task, start_tests, tools.read_file, prompt=task,
                                               blocks=settings.text_edits == "run")
@@ -33,9 +34,19 @@ class Run:
         """What the model reads of a tool result (and what the run learns from it)."""
         if name == "replace_text" and isinstance(result, dict) and "replaced" in result:
             self.changed = [*dict.fromkeys([*self.changed, result.get("path")])]
+        if name == "run_tests" and isinstance(result, dict) and "exit_code" in result:
+            self.last_tests = result
         if self.settings.context != "preload":
             return result
         return context.shown_result(name, result, self.seen)
+
+    def failures(self):
+        """Under "preload", the failures of the latest test run the model knows of (to remind a
+        model whose code was refused what it is fixing); otherwise None."""
+        if self.settings.context != "preload" or context.tests_passed(self.last_tests) or not isinstance(
+                self.last_tests, dict):
+            return None
+        return context.compact_output(self.last_tests)["output"]
 
     def correction(self, result):
         """Under "preload", what a correction after failing tests says: the failures and the

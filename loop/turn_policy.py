@@ -75,13 +75,15 @@ def empty_turn_nudge(turn, tool_names):
                  f"({', '.join(tool_names)}), or reply with one short sentence if you are done.")
 
 
-def refused_nudge(turn, results, tool_names, code=False):
+def refused_nudge(turn, results, tool_names, code=False, failures=None):
     """Nothing the model asked for ran. `code`: what it asked for was code written as text
-    (text_edits="run") that could not be applied, so the words are about the code."""
+    (text_edits="run") that could not be applied, so the words are about the code; `failures`
+    (under context="preload") reminds the model what the code must fix."""
     if code:
+        reminder = f"\nThe tests still fail:\n{failures}\n" if failures else " "
         return nudge(turn, "calls_refused",
-                     f"Your code was not applied: {results[0]['error']} Answer with the corrected code "
-                     "again, or call replace_text with text copied exactly from the file.")
+                     f"Your code was not applied: {results[0]['error']}{reminder}Answer with the corrected "
+                     "code again, or call replace_text with text copied exactly from the file.")
     return nudge(turn, "calls_refused",
                  f"None of your tool calls ran ({results[0]['error']}). Call one of "
                  f"{', '.join(tool_names)}, with its arguments as a JSON object of strings.")

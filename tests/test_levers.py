@@ -170,3 +170,15 @@ def test_the_flags_build_the_settings(flags, expected):
     from runs.flags import parse_args, settings_from
     settings = settings_from(parse_args(["--output", "/tmp/x.json", *flags]))
     assert (settings.context, settings.text_edits) == expected
+
+
+def test_under_preload_a_refused_code_answer_is_reminded_of_the_failure(tools, workspace):
+    """What the real 1.5B model did: it answered with the file unchanged, three times."""
+    unchanged = text(f"```python\n{(workspace / SAMPLE_CODE).read_text()}```")
+    chat = ScriptedChat([unchanged, done()], [text("Ok."), done()])
+    events = run(chat, tools, context="preload", text_edits="run", start_tests=START)
+    assert "no-op" in results(events)[0]["error"]
+    nudge = of_type(events, "nudge")[0]["text"]
+    assert nudge.startswith("Your code was not applied") and "test_accepts_windows_separators" in nudge
+    plain = run(ScriptedChat([unchanged, done()], [text("Ok."), done()]), tools, text_edits="run")
+    assert "test_accepts_windows_separators" not in of_type(plain, "nudge")[0]["text"]
