@@ -10,6 +10,7 @@ the process boundary.
 What this file deliberately is not: a judge of the lost attempts (`lost_to_server` says which
 stops were the server's fault) or the place where attempts are chosen (runner.py).
 """
+import argparse
 import tempfile
 import time
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from evaluation.grades import claim, grade, prompt_tokens
 from evaluation.scripted_attempts import attempt_script
 from evaluation.scripted_model import scripted_attempt
 from evaluation.scripted_turns import ScriptedTurns
+from local_model import OPTIONS
 from repo_tools import RepoTools
 from runs.flags import make_model
 from runs.recording import recording_of, run_recorded, save
@@ -63,8 +65,16 @@ def _chat(job):
         about, turns = (scripted_attempt(job.task, job.settings) if job.scripted == "settings"
                         else attempt_script(job.task, job.k))
         return ScriptedTurns(*turns), "scripted", about, {"api": "scripted", "url": None}
-    chat = make_model(job.model_args)
+    chat = make_model(attempt_args(job.model_args, job.k))
     return chat, "live", None, {"api": job.model_args.api, "url": chat.url}
+
+
+def attempt_args(args, k):
+    """The model flags for attempt k: its own seed (the given one, or the adapters' default,
+    plus k - 1). With one seed for all, k attempts of one prompt would be near-repeats, and
+    pass@k would count the same answer k times. Each attempt records the seed it was sent."""
+    seed = OPTIONS["seed"] if args.seed is None else args.seed
+    return argparse.Namespace(**{**vars(args), "seed": seed + k - 1})
 
 
 def lost_to_server(stop):

@@ -169,3 +169,16 @@ def test_a_reply_too_deep_to_decode_is_the_models_failure_not_a_lost_attempt(fak
     attempt = load(tmp_path / "out/attempts/path_rules-1.json")
     assert "infra_failure" not in attempt and attempt["grades"]["verdict"] == "not repaired"
     assert summary(tmp_path / "out")["infra_failures"] == 0
+
+
+def test_each_attempt_is_sent_its_own_seed(fake_openai, tmp_path):
+    """k attempts with one seed would be near-repeats of one answer, and pass@k would count it
+    k times: attempt k is sent the seed plus k - 1, and records it."""
+    from testing.fake_openai import text as sse_text
+    fake_openai.play(sse_text("Done."), sse_text("Done."))
+    code = run(tmp_path / "out", "--api", "openai", "--base-url", fake_openai.url, "--model", "qwen2.5-coder-1.5b",
+               "--tasks", "path_rules", "--attempts", "2", "--seed", "40")
+    assert code == 0
+    assert sorted(request["seed"] for request in fake_openai.requests) == [40, 41]
+    seeds = [load(tmp_path / f"out/attempts/path_rules-{k}.json")["settings"]["options"]["seed"] for k in (1, 2)]
+    assert seeds == [40, 41]
