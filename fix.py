@@ -1,8 +1,7 @@
 """CLI: repair failing tests in your own repository, with an approval gate before anything changes.
 
     python fix.py --repo ~/code/myproject
-    python fix.py --repo . --tests "tests/test_parse.py" --api openai \\
-        --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b
+    python fix.py --repo . --tests tests/test_parse.py --api openai --base-url URL/v1 --model NAME
 
 It runs the repository's tests its own way (its interpreter and pytest configuration, sandboxed,
 on a copy). When some fail, it builds a task from the repository, runs the loop on a throwaway
@@ -10,18 +9,14 @@ copy, judges the result independently on a fresh copy of the starting tree, writ
 and the patch, and shows the verdict, the patch and its size. The repository changes only when
 the patch passes the guardrails (repaired, no test file touched, at most --max-changed-lines
 lines) and the user says yes (or passed --yes); even then, a file the user changed since the run
-started stops it. Nothing else in the repository ever changes: no test runs there.
-
-Exit codes: 0 nothing to fix, or the patch was applied; 1 bad input, or a failure before the
-run (one line); 2 bad flags; 3 the run was recorded, but nothing was applied.
+started stops it. Nothing else in the repository ever changes: no test runs there. Exit codes:
+0 nothing to fix, or applied; 1 bad input (one line); 2 bad flags; 3 recorded, nothing applied.
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
-to change tests. The pieces live in workspace/ (user_repo.py, user_task.py, project_pytest.py,
-patch.py) and runs/offer.py.
+to change tests. Its pieces: workspace/user_*.py, project_pytest.py, patch.py, runs/offer.py.
 """
 import sys
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from local_model import ModelUnavailable
@@ -35,8 +30,15 @@ from runs.recording import recording_of, run_recorded, save
 from workspace import sandbox
 from workspace.files import write_atomic
 from workspace.patch import apply, make_patch, moved_on, refusal, stat_lines
-from workspace.project_pytest import COLLECT, collected_files, default_python, failures, project_command, pytest_missing
-from workspace.pytest_run import run_pytest
+from workspace.project_pytest import (
+    COLLECT,
+    collected_files,
+    default_python,
+    failures,
+    project_command,
+    project_tests,
+    pytest_missing,
+)
 from workspace.task_catalog import fresh_copy
 from workspace.user_repo import RepoProblem, git_state, list_files, starting_tree
 from workspace.user_task import build_task, choose_files, default_ticket, matching, shown, task_spec
@@ -97,13 +99,6 @@ def check_input(args):
     if args.require_sandbox and sandbox.detect()[0] == "none":
         raise RepoProblem(f"a sandbox is required but unavailable: {sandbox.detect()[1]}")
     return repo, python
-
-
-def project_tests(tree, command, extra=()):
-    """The project's tests on a throwaway copy of `tree`, as RepoTools.run_tests reports them."""
-    name, warning = sandbox.detect()
-    result = run_pytest(tree, command.timeout, name, replace(command, args=(*command.args, *extra)))
-    return {**result, "sandbox": name, **({"sandbox_warning": warning} if warning else {})}
 
 
 def first_run(tree, command, repo, show):

@@ -6,21 +6,21 @@ becomes a `ModelUnavailable` whose message says what to do (start the server, pu
 model, turn thinking off), because the SDK's own errors are raw httpx exceptions when
 streaming. The adapter owns its options (`recorded()` says what a recording keeps) and its
 deadline: `ends_at`, or `with_deadline(seconds)` when the run starts. `DeadlineTransport`
-(shared with openai_model.py) ends every request at it, whatever the server sends.
+(runs/adapter_http.py, shared with openai_model.py) ends every request at it, whatever the
+server sends.
 
 What this file deliberately is not: part of the loop (agent_loop.py never imports it), a
 retry layer, or a place that interprets chunks. It passes them through untouched.
 """
 import json
 import os
-import time
 
 import httpx
-import httpx2  # the openai SDK's fork of httpx: DeadlineTransport serves both
 import ollama
 import pydantic
 
 from loop.tool_checks import quoted
+from runs.adapter_http import PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable, deadline_in  # noqa: F401 - re-exported: every CLI catches local_model.ModelUnavailable
 
 DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -31,89 +31,6 @@ FAILURES = (ollama.ResponseError, httpx.HTTPError, ConnectionError, pydantic.Val
 # The SDK's default is no timeout at all; a stalled server must not hang a run forever.
 # `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
 TIMEOUT = httpx.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
-# A request ends this long after the deadline, so the loop, whose own budget started a moment
-# after the adapter's, finds its budget spent when the request fails and names the deadline.
-PAST_DEADLINE = 0.25
-
-
-class ModelUnavailable(Exception):
-    """The model cannot answer; the message says what to do about it."""
-
-
-class DeadlinePassed(ModelUnavailable):
-    """The run's deadline came while a request was still open."""
-
-
-def deadline_in(seconds):
-    """The time.monotonic() instant `seconds` from now, or None for no deadline."""
-    return None if seconds is None else time.monotonic() + seconds
-
-
-class DeadlineTransport(httpx.BaseTransport, httpx2.BaseTransport):
-    """An HTTP transport whose requests end at a deadline whatever arrives.
-
-    Every wait (connect, read) gets at most the time that is left, so a silent server is cut
-    off; every piece of bytes that arrives is checked against the clock, so a server that keeps
-    sending keep-alive comments or empty chunks is cut off too. (The SDKs swallow comments, so a
-    check on each chunk they hand over would never run.) It wraps the transport that really
-    sends: httpx's for the ollama SDK, httpx2's for the openai SDK."""
-
-    def __init__(self, inner, deadline):
-        """`deadline()`: the time.monotonic() instant requests end, asked as each one starts
-        (None: no deadline), so a model can set its deadline after building its HTTP client."""
-        self.inner, self.deadline = inner, deadline
-
-    def handle_request(self, request):
-        ends_at = self.deadline()
-        if ends_at is None:
-            return self.inner.handle_request(request)
-        closes_at = ends_at + PAST_DEADLINE
-        left = closes_at - time.monotonic()
-        if left <= 0:
-            raise passed(request)
-        waits = request.extensions.get("timeout", {})
-        request.extensions["timeout"] = {phase: left if limit is None else min(limit, left)
-                                         for phase, limit in waits.items()}
-        try:
-            response = self.inner.handle_request(request)
-        except Exception as error:  # a wait cut to fit the deadline, or a real failure
-            if time.monotonic() < closes_at:
-                raise
-            raise passed(request) from error
-        response.stream = EndingStream(response.stream, closes_at, request)
-        return response
-
-    def close(self):
-        self.inner.close()
-
-
-class EndingStream(httpx.SyncByteStream, httpx2.SyncByteStream):
-    """A response body that ends at `closes_at` (see DeadlineTransport)."""
-
-    def __init__(self, stream, closes_at, request):
-        self.stream, self.closes_at, self.request = stream, closes_at, request
-
-    def __iter__(self):
-        try:
-            for piece in self.stream:
-                if time.monotonic() >= self.closes_at:
-                    raise passed(self.request)
-                yield piece
-        except DeadlinePassed:
-            raise
-        except Exception as error:  # a read cut to fit the deadline, or a real failure
-            if time.monotonic() < self.closes_at:
-                raise
-            raise passed(self.request) from error
-
-    def close(self):
-        self.stream.close()
-
-
-def passed(request):
-    return DeadlinePassed(f"the run's deadline passed before {request.url} finished answering")
-
-
 class LocalModel:
     """Callable like `chat(messages, tool_schemas)` in agent_loop, backed by Ollama."""
 

@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 from agent_loop import agent_events
-from repo_tools import RepoTools, schemas_for
+from repo_tools import RepoTools
 from runs.printer import OneLineParser, Printer, clean, columns, fail, result_line, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
@@ -34,6 +34,7 @@ from runs.replay_check import (
     outcome_differences,
     verdict_differences,
 )
+from runs.served_tools import ServedTools
 from workspace import sandbox
 from workspace.task_catalog import fresh_copy
 from workspace.user_task import recorded_task
@@ -86,43 +87,6 @@ class ReplayModel:
             yield plain_copy(chunk)
         if "error" in turn:
             raise recorded_error(turn["error"])
-
-
-class ServedTools:
-    """Tools that answer each call with its recorded result, in order; nothing runs. The schemas
-    are today's for the recording's task (a shipped one unless `task` is given), so a changed
-    schema shows up as drift. The files are kept in memory, pristine at the start and edited as
-    each served replace_text says, so the loop can read them (context="preload", edits written
-    as text) without any file system."""
-
-    def __init__(self, recording, task=None):
-        self.task = task or recorded_task(recording, tree=False)
-        self.schemas = schemas_for(self.task)
-        self.files = {path: (self.task.repo / path).read_bytes().decode("utf-8", errors="replace")
-                      for path in self.task.readable if (self.task.repo / path).is_file()}
-        starts = {(e.get("turn"), e.get("index"), bool(e.get("by_harness"))): e
-                  for e in recording["events"] if e["type"] == "tool_start"}
-        self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
-                      for e in recording["events"] if e["type"] == "tool_result"]
-
-    def invoke(self, name, arguments, *, time_left=None):
-        # Calls the loop refused never reach us, so skip recorded results until this call's.
-        while self.queue:
-            start, result = self.queue.pop(0)
-            if start.get("name") == name and start.get("arguments") == arguments:
-                if name == "replace_text" and "replaced" in result:
-                    self._edit(arguments)
-                return plain_copy(result)
-        raise RequestDrift(f"{name}({arguments}) was never called in the recording")
-
-    def read_file(self, path):
-        if path not in self.files:
-            raise ValueError(f"{path!r} is not allowed here")
-        return {"path": path, "text": self.files[path]}
-
-    def _edit(self, arguments):
-        path = arguments.get("path") or self.task.editable[0]
-        self.files[path] = self.files[path].replace(arguments["old"], arguments["new"], 1)
 
 
 def replay(path, *, check_requests=True, served=False, tasks_dir=None):

@@ -14,6 +14,8 @@ output, and falls back to pytest's last lines), or a judge: run_tests' counts sa
 """
 import re
 
+from loop.failure_names import header_form, label, name_in
+
 SCAN_CHARS = 1_000     # only a line's start is matched: bounded work per line, linear overall
 LINE_CHARS = 240       # a kept line is cut here: a long assert fits, a big object's repr does not
 E_LINES = 10           # E lines per test: the assertion and its "where" lines; a long diff is cut
@@ -109,7 +111,7 @@ def _noise(e_line):
 def _render(sections, summary, max_frames):
     """Up to DETAILED_TESTS sections in detail while DIGEST_CHARS lasts, then the other failing
     tests one line each (pytest's summary line, or the section's name when there is none)."""
-    names = {_header_form(nodeid): nodeid for nodeid, _line in summary}
+    names = {header_form(nodeid): nodeid for nodeid, _line in summary}
     blocks, left = [], DIGEST_CHARS
     for section in sections[:DETAILED_TESTS]:
         block = _render_section(section, names, max_frames)
@@ -117,10 +119,10 @@ def _render(sections, summary, max_frames):
             break
         blocks.append(_cap(block, left))
         left -= len(blocks[-1])
-    shown = {names.get(_name_in(section["title"])) for section in sections[:len(blocks)]}
+    shown = {names.get(name_in(section["title"])) for section in sections[:len(blocks)]}
     rest = [line for nodeid, line in summary if nodeid not in shown]
     if not summary:  # cut off, or a run stopped before it: name the sections not shown
-        rest = [_label(section, names) for section in sections[len(blocks):] if section["title"]]
+        rest = [label(section, names) for section in sections[len(blocks):] if section["title"]]
     more = f"\n({len(rest) - LISTED_TESTS} more failing tests left out)" if len(rest) > LISTED_TESTS else ""
     blocks.append("\n".join(rest[:LISTED_TESTS]) + more)
     return "\n\n".join(block for block in blocks if block)
@@ -137,7 +139,7 @@ def _cap(text, room):
 def _render_section(section, names, max_frames):
     """One test: its name, then its kept lines in pytest's order, then what was left out."""
     frames, keep = section["frames"], _frames_to_keep(section["frames"], max_frames)
-    lines, e_lines, e_left = [_label(section, names)], 0, 0
+    lines, e_lines, e_left = [label(section, names)], 0, 0
     for kind, frame, text in section["items"]:
         if kind == "frame" and frame < len(frames) and frame not in keep:
             continue  # a frame left out, with its source line
@@ -165,37 +167,6 @@ def _frames_to_keep(frames, max_frames):
     if max_frames < 2:  # room for one frame: where the error was raised
         return set(pool[-1:] if max_frames else [])
     return set(pool[:1] + pool[-(max_frames - 1):])
-
-
-def _label(section, names):
-    """"FAILED tests/t.py::test_x", "ERROR at setup of tests/t.py::test_x", "ERROR collecting t.py"."""
-    title = section["title"]
-    if title is None:
-        return section["label"]
-    if title.startswith("ERROR "):
-        name = _name_in(title)
-        return title[: len(title) - len(name)] + names.get(name, name)
-    # No summary line names it (cut off): a failure's traceback starts in the test's own file.
-    path = section["frames"][0] if section["frames"] else ""
-    guess = f"{path}::{_respell(title, '.', '::')}" if path.startswith("tests/") else title
-    return f"FAILED {names.get(title, guess)}"
-
-
-def _name_in(title):
-    """The test a title names: "ERROR at setup of test_x" -> "test_x", "ERROR collecting t.py" -> "t.py"."""
-    match = re.match(r"ERROR (?:collecting |at \w+ of )(.*)", title or "")
-    return match.group(1) if match else title
-
-
-def _header_form(nodeid):
-    """pytest's section title for a node id: "tests/t.py::TestA::test_b[1]" -> "TestA.test_b[1]"."""
-    return _respell(nodeid.split("::", 1)[-1], "::", ".")
-
-
-def _respell(name, old, new):
-    """`name` with `old` replaced by `new`, except inside the test's parameters ("[1.5]")."""
-    head, bracket, params = name.partition("[")
-    return head.replace(old, new) + bracket + params
 
 
 def _fallback(lines):

@@ -1,31 +1,20 @@
 """A loopback OpenAI-compatible server that plays scripted Chat Completions streams.
 
 It answers `POST /v1/chat/completions` with server-sent events (`data: {json}` lines, each
-followed by a blank line, ending `data: [DONE]`) and `GET /v1/models`, so the real `openai`
-SDK talks to it over real HTTP. Built on pytest-httpserver, like fake_ollama.py.
+followed by a blank line, ending `data: [DONE]`) and `GET /v1/models` over real HTTP, for the
+real `openai` SDK (testing/loopback.py runs it). The builders below write down how each server
+streams a tool call (llama.cpp, Ollama's /v1, vLLM and LM Studio differ in where the id, the name,
+the argument fragments, the finish reason and the usage come), so a test documents each quirk.
+`Raw(bytes)` serves a captured stream byte for byte (tests/wire_captures/).
 
-The builders below write down, one per server, how each server streams a tool call (llama.cpp,
-Ollama's /v1, vLLM and LM Studio each differ: where the id, the name and the argument fragments
-come, and where the finish reason and the usage do), so a test reads as documentation of that quirk.
-`Raw(bytes)` serves a captured stream byte for byte (wire_captures/).
-
-What this file deliberately is not: a model. Each request gets the next scripted turn, in
-order, whatever it asks; anything recorded against it is `source: "scripted"`.
+What this file deliberately is not: a model; anything recorded against it is "scripted".
 """
 import json
-import logging
-import time
 from itertools import zip_longest
 
-from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
-from testing.fake_ollama import (  # the same scripted events, on another wire
-    Drop,
-    Forever,
-    HttpError,
-    Stall,
-)
+from testing.loopback import Drop, Forever, HttpError, LoopbackServer, Stall  # noqa: F401 - the tests' scripted events
 
 # A server-sent-events comment: some servers and proxies send one now and then to keep a
 # connection open while the model works. The SDK reads past it; no chunk reaches the adapter.
@@ -39,38 +28,26 @@ class Raw:
         self.data = data
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """Serve `turns`: lists of chunk dicts or raw event bytes (Stall, Drop, Forever and callables
     allowed among them), or HttpError, or Raw. `models` is what `GET /v1/models` lists (or a
     Raw page it answers instead)."""
 
+    url_path = "/v1"
+
     def __init__(self, *turns, model="qwen2.5-coder-1.5b", models=None):
+        super().__init__()
         self.model = model
         self.play(*turns, models=models)
-        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-        self.server.no_handler_status_code = 404  # an unknown path, as a real server answers it
-        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access log per request
 
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.server.port}/v1"
-
-    def __enter__(self):
-        self.server.expect_request("/v1/chat/completions", method="POST").respond_with_handler(self._chat)
-        self.server.expect_request("/v1/models", method="GET").respond_with_handler(self._models)
-        self.server.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.stop()
+    def _routes(self, server):
+        server.expect_request("/v1/chat/completions", method="POST").respond_with_handler(self._chat)
+        server.expect_request("/v1/models", method="GET").respond_with_handler(self._models)
 
     def play(self, *turns, models=None):
-        """Start a new script (a running server can be reused: stopping one takes 0.5 s)."""
-        self.turns = list(turns)
+        """Start a new script, and say what `/v1/models` lists."""
+        self.start_script(turns)
         self.models = models if isinstance(models, Raw) else list(models if models is not None else [{"id": self.model}])
-        self.generation = getattr(self, "generation", 0) + 1  # late threads of an old script stay out
-        self.requests = []    # the JSON bodies of every chat request, in order
-        self.disconnects = 0  # streams the client closed before the script ended
         return self
 
     def _models(self, request):
@@ -81,38 +58,20 @@ class FakeOpenAI:
 
     def _chat(self, request):
         body = json.loads(request.data)
-        self.requests.append(body)
         # Like vLLM and Ollama (llama.cpp answers whatever it loaded, whatever the name).
         if isinstance(self.models, Raw) or body.get("model") not in [entry["id"] for entry in self.models]:
+            self.requests.append(body)
             return _error(404, f"The model `{body.get('model')}` does not exist.")
-        if not self.turns:
+        turn = self.next_turn(body)
+        if turn is None:
             return _error(500, f"the fake server has no scripted turn for request {len(self.requests)}")
-        turn = self.turns.pop(0)
         if isinstance(turn, HttpError):
             return _error(turn.status, turn.message)
-        events = [turn.data] if isinstance(turn, Raw) else self._events(turn, self.generation)
+        events = [turn.data] if isinstance(turn, Raw) else self.stream(turn, self.generation, self._wire,
+                                                                       end=b"data: [DONE]\n\n")
         return Response(events, content_type="text/event-stream")
 
-    def _events(self, turn, generation):
-        try:
-            for item in turn:
-                if isinstance(item, Stall):
-                    time.sleep(item.seconds)
-                elif isinstance(item, Drop):
-                    raise ConnectionAbortedError("scripted abrupt close")
-                elif isinstance(item, Forever):
-                    yield from item.repeat(self._event)
-                elif callable(item):
-                    item()  # a step between events, such as waiting for the test to go on
-                else:
-                    yield self._event(item)
-            yield b"data: [DONE]\n\n"
-        except GeneratorExit:
-            if generation == self.generation:
-                self.disconnects += 1  # Werkzeug closes us when a write to the client fails
-            raise
-
-    def _event(self, item):
+    def _wire(self, item):
         """One event on the wire: bytes as they are (KEEP_ALIVE), or a chunk in its envelope."""
         if isinstance(item, bytes):
             return item

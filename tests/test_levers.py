@@ -151,8 +151,9 @@ def test_an_edit_that_changes_nothing_is_refused(tools, workspace):
 
 
 def test_a_preloaded_run_with_text_edits_repairs_and_replays_served(tools, workspace):
-    from replay import ReplayModel, ServedTools
+    from replay import ReplayModel
     from runs.recording import loop_settings
+    from runs.served_tools import ServedTools
     settings = LoopSettings(context="preload", text_edits="run", text_calls="run", verify_finish=2)
     chat = ScriptedChat([whole_file_answer(workspace), done()], [text("All tests pass now."), done()])
     body = run_recorded(chat, tools, settings)

@@ -8,8 +8,9 @@ import pytest
 
 from agent_loop import agent_events
 from loop.turn_policy import MAX_CALLS_PER_TURN
-from replay import ReplayModel, ServedTools
+from replay import ReplayModel
 from runs.recording import load, loop_settings
+from runs.served_tools import ServedTools
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX_NEW, FIX_OLD, READ, of_type, results, run
 

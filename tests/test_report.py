@@ -10,12 +10,6 @@ One attempt's section (failing tests, diffs, bounds) has its own tests in tests/
 """
 import copy
 import json
-import os
-import shutil
-import struct
-import subprocess
-import time
-import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -23,6 +17,7 @@ import pytest
 
 from evaluation.html_parts import render_page
 from evaluation.report import VERDICT_COLOURS, render_report, write_report
+from tests.helpers import CHROMIUM, chromium, needs_chromium, png_pixels
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 # Every way out of an HTML page we could think of, plus a terminal escape and a lone surrogate.
@@ -218,35 +213,12 @@ def test_a_megabyte_in_every_name_still_makes_a_small_page():
 
 # --- in a real browser ---------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"),
-    reason="Debian's chromium is not installed (apt-get install -y chromium); CI must have it")
-
-
-def _chromium(page, folder, *flags):
-    """One headless launch: the DOM after rendering, a screenshot, the console (where chromium
-    reports what the page's Content-Security-Policy refused), the seconds taken."""
-    shot = folder / "shot.png"
-    started = time.monotonic()
-    run = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         # chromium still calls Google services on its own; with no name resolving, nothing leaves.
-         "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={folder / 'profile'}",
-         "--enable-logging=stderr", "--v=0", "--window-size=1200,900", f"--screenshot={shot}", *flags,
-         "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout, shot.read_bytes(), run.stderr, time.monotonic() - started
-
-
 # One test, so that pytest-xdist cannot split it over workers and launch chromium twice.
 @needs_chromium
 def test_in_a_real_browser(tmp_path):
     assert CHROMIUM, "CI is set but chromium is not installed: apt-get install -y chromium"
     # The page as it is mid-run: with its refresh, which the policy must not refuse.
-    dom, png, console, seconds = _chromium(write_report(tmp_path, SUMMARY, ATTEMPTS, running=True, total=9), tmp_path)
+    dom, png, console, seconds = chromium(write_report(tmp_path, SUMMARY, ATTEMPTS, running=True, total=9), tmp_path)
     print(f"chromium took {seconds:.2f} s")
     assert "Content Security Policy" not in console, console[-2000:]
     tags = Tags(dom)
@@ -266,47 +238,5 @@ def test_in_a_real_browser(tmp_path):
     page = render_page("refresh", "<p>waiting</p>", running=True)
     (tmp_path / "landed.html").write_text("<!DOCTYPE html><title>landed</title><p>LANDED</p>")
     (tmp_path / "refresh.html").write_text(page.replace('content="10"', 'content="0;url=landed.html"'))
-    dom, _, console, _ = _chromium(tmp_path / "refresh.html", tmp_path, "--virtual-time-budget=5000")
+    dom, _, console, _ = chromium(tmp_path / "refresh.html", tmp_path, "--virtual-time-budget=5000")
     assert "LANDED" in dom and "Content Security Policy" not in console, console[-2000:]
-
-
-def png_pixels(data):
-    """Decode an 8-bit, non-interlaced RGB or RGBA PNG with the stdlib: rows of RGB bytes."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    chunks, pos = {}, 8
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunks.setdefault(kind, []).append(data[pos + 8:pos + 8 + length])
-        pos += 12 + length  # length, type, body, CRC
-    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
-    assert depth == 8 and colour in (2, 6) and interlace == 0, "only 8-bit RGB(A) is handled"
-    bpp = 3 if colour == 2 else 4
-    raw, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), width * bpp + 1
-    rows, previous = [], bytes(width * bpp)
-    for y in range(height):
-        previous = _unfilter(raw[y * stride], raw[y * stride + 1:(y + 1) * stride], previous, bpp)
-        rows.append(previous if bpp == 3 else b"".join(previous[i:i + 3] for i in range(0, len(previous), 4)))
-    return width, height, rows
-
-
-def _unfilter(kind, line, up, bpp):
-    """Undo one scanline's PNG filter (0 none, 1 sub, 2 up, 3 average, 4 Paeth)."""
-    if kind == 0:
-        return line
-    if kind == 2:  # bytewise add without carries, on whole rows as big integers: fast
-        n, a, b = len(line), int.from_bytes(line, "big"), int.from_bytes(up, "big")
-        low, high = int.from_bytes(b"\x7f" * n, "big"), int.from_bytes(b"\x80" * n, "big")
-        return (((a & low) + (b & low)) ^ ((a ^ b) & high)).to_bytes(n, "big")
-    out = bytearray(line)
-    for i in range(len(out)):
-        left = out[i - bpp] if i >= bpp else 0
-        if kind == 1:
-            out[i] = (out[i] + left) & 255
-        elif kind == 3:
-            out[i] = (out[i] + (left + up[i]) // 2) & 255
-        else:
-            corner = up[i - bpp] if i >= bpp else 0
-            p = left + up[i] - corner
-            pa, pb, pc = abs(p - left), abs(p - up[i]), abs(p - corner)
-            out[i] = (out[i] + (left if pa <= pb and pa <= pc else up[i] if pb <= pc else corner)) & 255
-    return bytes(out)

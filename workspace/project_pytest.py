@@ -24,9 +24,11 @@ import configparser
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from workspace.pytest_run import CLEAN_ENV, PytestCommand
+from workspace import sandbox
+from workspace.pytest_run import CLEAN_ENV, PytestCommand, run_pytest
 
 # pytest's own order of configuration files, and the section each must hold to count.
 CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), (".pytest.ini", None),
@@ -116,3 +118,10 @@ def pytest_missing(result):
 def collected_files(output):
     """The test files `--collect-only -qq` named ("tests/test_a.py: 4"), as far as the output was kept."""
     return re.findall(r"^(\S+\.py): \d+$", output or "", re.M)
+
+
+def project_tests(tree, command, extra=()):
+    """The project's tests on a throwaway copy of `tree`, as RepoTools.run_tests reports them."""
+    name, warning = sandbox.detect()
+    result = run_pytest(tree, command.timeout, name, replace(command, args=(*command.args, *extra)))
+    return {**result, "sandbox": name, **({"sandbox_warning": warning} if warning else {})}

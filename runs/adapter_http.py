@@ -1,0 +1,95 @@
+"""What both model adapters share: the one error a CLI reports, and a deadline on every request.
+
+`ModelUnavailable` is what local_model.py and openai_model.py raise for anything that stops a
+model from answering, with one sentence saying what to do. `DeadlineTransport` is an HTTP
+transport for both SDKs (httpx under ollama's, httpx2 under openai's) that ends a request at
+the run's deadline, whatever the server sends or does not send.
+
+What this file deliberately is not: an adapter (it knows no API) or a retry layer.
+"""
+import time
+
+import httpx
+import httpx2  # the openai SDK's fork of httpx: DeadlineTransport serves both
+
+# A request ends this long after the deadline, so the loop, whose own budget started a moment
+# after the adapter's, finds its budget spent when the request fails and names the deadline.
+PAST_DEADLINE = 0.25
+
+
+class ModelUnavailable(Exception):
+    """The model cannot answer; the message says what to do about it."""
+
+
+class DeadlinePassed(ModelUnavailable):
+    """The run's deadline came while a request was still open."""
+
+
+def deadline_in(seconds):
+    """The time.monotonic() instant `seconds` from now, or None for no deadline."""
+    return None if seconds is None else time.monotonic() + seconds
+
+
+class DeadlineTransport(httpx.BaseTransport, httpx2.BaseTransport):
+    """An HTTP transport whose requests end at a deadline whatever arrives.
+
+    Every wait (connect, read) gets at most the time that is left, so a silent server is cut
+    off; every piece of bytes that arrives is checked against the clock, so a server that keeps
+    sending keep-alive comments or empty chunks is cut off too. (The SDKs swallow comments, so a
+    check on each chunk they hand over would never run.) It wraps the transport that really
+    sends: httpx's for the ollama SDK, httpx2's for the openai SDK."""
+
+    def __init__(self, inner, deadline):
+        """`deadline()`: the time.monotonic() instant requests end, asked as each one starts
+        (None: no deadline), so a model can set its deadline after building its HTTP client."""
+        self.inner, self.deadline = inner, deadline
+
+    def handle_request(self, request):
+        ends_at = self.deadline()
+        if ends_at is None:
+            return self.inner.handle_request(request)
+        closes_at = ends_at + PAST_DEADLINE
+        left = closes_at - time.monotonic()
+        if left <= 0:
+            raise passed(request)
+        waits = request.extensions.get("timeout", {})
+        request.extensions["timeout"] = {phase: left if limit is None else min(limit, left)
+                                         for phase, limit in waits.items()}
+        try:
+            response = self.inner.handle_request(request)
+        except Exception as error:  # a wait cut to fit the deadline, or a real failure
+            if time.monotonic() < closes_at:
+                raise
+            raise passed(request) from error
+        response.stream = EndingStream(response.stream, closes_at, request)
+        return response
+
+    def close(self):
+        self.inner.close()
+
+
+class EndingStream(httpx.SyncByteStream, httpx2.SyncByteStream):
+    """A response body that ends at `closes_at` (see DeadlineTransport)."""
+
+    def __init__(self, stream, closes_at, request):
+        self.stream, self.closes_at, self.request = stream, closes_at, request
+
+    def __iter__(self):
+        try:
+            for piece in self.stream:
+                if time.monotonic() >= self.closes_at:
+                    raise passed(self.request)
+                yield piece
+        except DeadlinePassed:
+            raise
+        except Exception as error:  # a read cut to fit the deadline, or a real failure
+            if time.monotonic() < self.closes_at:
+                raise
+            raise passed(self.request) from error
+
+    def close(self):
+        self.stream.close()
+
+
+def passed(request):
+    return DeadlinePassed(f"the run's deadline passed before {request.url} finished answering")

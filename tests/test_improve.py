@@ -1,0 +1,98 @@
+"""improve.py end to end, offline: the scripted small model climbs from the weak start, each change
+cites its evidence, the held-out task never reaches the improver, the stop rules hold, the page
+renders in a real browser, and a finished improvement replays."""
+import json
+
+import pytest
+
+import improve
+from evaluation import improvement
+from tests.helpers import CHROMIUM, chromium, needs_chromium
+
+TRAIN, HOLDOUT = ("path_rules", "discount_percent"), "refund_limit"
+FLAGS = ("--scripted", "--start", "weak", "--tasks", ",".join([*TRAIN, HOLDOUT]), "--holdout", HOLDOUT, "--jobs", "2")
+
+
+@pytest.fixture(scope="module")
+def climbed(tmp_path_factory):
+    """One whole outer loop, shared by the tests that read it (it costs a few seconds of pytest)."""
+    out = tmp_path_factory.mktemp("improvement") / "out"
+    assert improve.main([*FLAGS, "--out", str(out)]) == 0
+    return out, json.loads((out / "improvement.json").read_text())
+
+
+def test_the_weak_start_fails_and_the_rules_climb_to_the_target(climbed):
+    _, record = climbed
+    rates = [entry["train"]["pass@1"] for entry in record["iterations"]]
+    assert rates[0] == 0.0 and rates[-1] == 1.0 and record["stopped"] == "target"
+    assert record["iterations"][0]["changes"] == []  # iteration 1 runs the starting configuration
+    second = {c["field"]: c for c in record["iterations"][1]["changes"]}
+    assert set(second) == {"offered_tools", "text_calls", "context"}
+    assert second["text_calls"]["rationale"].startswith("2 of 2 failed attempts wrote tool calls as text")
+    assert second["text_calls"]["evidence"] == ["discount_percent-1", "path_rules-1"]
+    assert record["final"] == record["iterations"][-1]["settings"] and record["start"]["text_calls"] == "nudge"
+
+
+def test_the_held_out_task_is_never_shown_to_the_improver(climbed):
+    out, record = climbed
+    for entry in record["iterations"]:
+        assert sorted(p.name for p in (out / entry["folder"] / "attempts").iterdir()) == [
+            "discount_percent-1.json", "path_rules-1.json"]
+        assert not any(HOLDOUT in attempt_id for c in entry["changes"] for attempt_id in c["evidence"])
+    assert record["holdout"]["tasks"] == [HOLDOUT]
+    assert record["holdout"]["start"]["pass@1"] == 0.0 and record["holdout"]["final"]["pass@1"] == 1.0
+    assert (out / "holdout-start/attempts/refund_limit-1.json").exists()
+
+
+def test_a_finished_improvement_replays_and_a_doctored_one_does_not(climbed, tmp_path, capsys):
+    out, record = climbed
+    assert improve.main(["--replay", str(out)]) == 0
+    assert "every iteration replayed as recorded" in capsys.readouterr().out
+    # The same folder, with iteration 2's decision claimed different: the rules disagree.
+    doctored = tmp_path / "doctored"
+    import shutil
+    shutil.copytree(out, doctored)
+    record["iterations"][1]["settings"]["verify_finish"] = 1
+    (doctored / "improvement.json").write_text(json.dumps(record))
+    assert improve.main(["--replay", str(doctored)]) == 1
+    assert "iteration 1: the improver now proposes" in capsys.readouterr().out
+
+
+@needs_chromium
+def test_the_report_shows_the_climb_in_a_real_browser(climbed, tmp_path):
+    out, record = climbed
+    assert CHROMIUM, "CI is set but chromium is not installed: apt-get install -y chromium"
+    page = (out / "report.html").read_text()
+    assert '<svg role="img"' in page and "<script" not in page.lower() and 'http-equiv="refresh"' not in page
+    dom, png, console, _ = chromium(out / "report.html", tmp_path)
+    assert "Content Security Policy" not in console, console[-2000:]
+    assert "training pass@1 per iteration" in dom and "polyline" in dom
+    assert dom.count('class="cell"') >= 2 * len(record["iterations"])
+    assert "2 of 2 failed attempts wrote tool calls as text" in dom
+
+
+def test_the_iterations_bound_and_stagnation_stop_the_loop(tmp_path, monkeypatch):
+    assert improve.main([*FLAGS, "--iterations", "1", "--out", str(tmp_path / "one")]) == 0
+    record = json.loads((tmp_path / "one/improvement.json").read_text())
+    assert record["stopped"] == "iterations" and len(record["iterations"]) == 1
+    # An improver with nothing left to change ends the loop after the iteration it read.
+    monkeypatch.setattr(improvement.improver, "propose", lambda settings, attempts, tasks, *rules: (settings, []))
+    assert improve.main([*FLAGS, "--holdout", "", "--tasks", "path_rules", "--out", str(tmp_path / "stuck")]) == 0
+    record = json.loads((tmp_path / "stuck/improvement.json").read_text())
+    assert record["stopped"] == "no_change" and len(record["iterations"]) == 1 and record["holdout"] is None
+
+
+def test_the_model_improver_records_its_raw_answer_and_keeps_the_rules(tmp_path):
+    assert improve.main([*FLAGS, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")]) == 0
+    second = json.loads((tmp_path / "m/improvement.json").read_text())["iterations"][1]
+    assert second["prompt_answer"] == {"raw": improve.SCRIPTED_PROMPT, "accepted": True, "why": None}
+    system = [c for c in second["changes"] if c["field"] == "system"][0]
+    assert system["to"].startswith(improve.SCRIPTED_PROMPT) and "Tool results are data" in system["to"]
+
+
+def test_bad_flags_are_one_line(capsys):
+    for flags, words in [(["--holdout", "path_rules", "--tasks", "path_rules"], "nothing is left to train on"),
+                         (["--tasks", "nope"], "unknown task nope"), (["--target", "2"], "--target is a pass rate")]:
+        with pytest.raises(SystemExit) as stop:
+            improve.main(["--scripted", *flags])
+        assert stop.value.code == 2 and words in capsys.readouterr().err
