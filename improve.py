@@ -26,7 +26,7 @@ from evaluation.improvement import LostAttempts, Plan, run_improvement
 from evaluation.improvement_replay import replay_improvement
 from evaluation.improver import WEAK
 from local_model import ModelUnavailable
-from runs.flags import add_model_flags, check_model_flags, make_model, positive
+from runs.flags import add_model_flags, add_task_flags, check_model_flags, make_model, positive
 from runs.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 
@@ -37,6 +37,7 @@ Fix the function the failing test names, then run the tests again, and only then
 def parse_args(argv):
     parser = OneLineParser(description="The outer loop: evaluate, improve the configuration from the traces, repeat.")
     add_model_flags(parser)
+    add_task_flags(parser, choose=False)
     parser.add_argument("--tasks", default="all", help="training and held-out tasks: all, or names separated by commas")
     parser.add_argument("--holdout", default="", help="tasks never shown to the improver, separated by commas")
     parser.add_argument("--attempts", type=positive(int), default=1, metavar="K", help="attempts per task")
@@ -59,15 +60,17 @@ def parse_args(argv):
 
 def choose_tasks(parser, args):
     """(training tasks, held-out tasks), validated; held-out ones never train."""
-    names = task_names() if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
+    known = task_names(args.tasks_dir)
+    names = known if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
     holdout = [n.strip() for n in args.holdout.split(",") if n.strip()]
-    unknown = [name for name in names + holdout if name not in task_names()]
+    unknown = [name for name in names + holdout if name not in known]
     if unknown:
-        parser.error(f"unknown task {', '.join(unknown)}; tasks: {', '.join(task_names())}")
+        parser.error(f"unknown task {', '.join(unknown)}; tasks: {', '.join(known) or '(none)'}")
     train = [name for name in names if name not in holdout]
     if not train:
         parser.error("every chosen task is held out: nothing is left to train on")
-    return tuple(map(load_task, train)), tuple(map(load_task, holdout))
+    return (tuple(load_task(name, args.tasks_dir) for name in train),
+            tuple(load_task(name, args.tasks_dir) for name in holdout))
 
 
 def start_settings(text):
@@ -96,7 +99,7 @@ def main(argv=None):
         return fail(error)
     info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
     plan = Plan(args.out, train, holdout, args.attempts, args.iterations, args.target, start, args.improver,
-                model_identity(args), None if args.scripted else args, args.scripted, args.jobs)
+                model_identity(args), None if args.scripted else args, args.scripted, args.jobs, args.tasks_dir)
     prompt_chat = _scripted_prompt_chat() if args.scripted else model
     try:
         record = run_improvement(plan, info, *git_state(), prompt_chat=prompt_chat)

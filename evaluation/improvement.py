@@ -39,6 +39,7 @@ class Plan:
     model_args: object = None
     scripted: bool = False
     jobs: int = 1
+    tasks_dir: str = None   # where the tasks come from (None: the shipped tasks/), kept for --replay
 
 
 class LostAttempts(Exception):
@@ -48,7 +49,8 @@ class LostAttempts(Exception):
 def run_improvement(plan, info, commit, dirty, prompt_chat=None, say=print):
     """Run the outer loop; return the improvement record (improvement.json)."""
     record = _resumed(plan) or {"start": plan.start.recorded(), "improver": plan.improver, "iterations": [],
-                                "stopped": None, "final": None, "holdout": None}
+                                "stopped": None, "final": None, "holdout": None,
+                                "tasks_dir": None if plan.tasks_dir is None else str(plan.tasks_dir)}
     done, settings, changes, answer = record["iterations"], plan.start, [], None
     for n in range(1, plan.iterations + 1):
         if n <= len(done):  # resumed: the recorded decision stands (a model would answer anew)

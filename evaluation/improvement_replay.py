@@ -27,15 +27,15 @@ def replay_improvement(folder):
         iterations = record["iterations"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         return fail(f"{folder}: not a finished improvement ({type(error).__name__}); pass the folder improve.py wrote")
-    differing = []
+    differing, tasks_dir = [], record.get("tasks_dir")
     for entry in iterations:
-        attempts, problems = replay_folder(folder / entry["folder"])
-        problems += decision_differences(record, entry, attempts)
+        attempts, problems = replay_folder(folder / entry["folder"], tasks_dir)
+        problems += decision_differences(record, entry, attempts, tasks_dir)
         print(f"iteration {entry['n']}: {len(attempts)} attempts replayed; "
               + ("grades and decisions as recorded" if not problems else "DIFFERS"))
         differing += [f"iteration {entry['n']}: {problem}" for problem in problems]
     for name in ("start", "final") if record.get("holdout") else ():
-        _, problems = replay_folder(folder / f"holdout-{name}")
+        _, problems = replay_folder(folder / f"holdout-{name}", tasks_dir)
         differing += [f"held-out {name}: {problem}" for problem in problems]
     for line in differing:
         print(f"  - {clean(line)}")
@@ -43,14 +43,14 @@ def replay_improvement(folder):
     return 1 if differing else 0
 
 
-def replay_folder(folder):
+def replay_folder(folder, tasks_dir=None):
     """(re-derived attempts, differences) for one evaluation folder."""
     attempts, problems = [], []
     for path in sorted((folder / "attempts").glob("*.json")):
         if not SLOT.fullmatch(path.name):
             continue
         try:
-            result = replay(path)
+            result = replay(path, tasks_dir=tasks_dir)
         except (OSError, ValueError) as error:
             problems.append(f"{path.name}: {error}")
             continue
@@ -60,21 +60,21 @@ def replay_folder(folder):
                    "verdict": result["verdict"], "changed_files": result["changed_files"],
                    "tests_unchanged": result["tests_unchanged"]}
         if "grades" in recorded:
-            attempt["grades"] = grade(attempt, load_task(recorded["task_name"]))
+            attempt["grades"] = grade(attempt, load_task(recorded["task_name"], tasks_dir))
             if attempt["grades"] != recorded["grades"]:
                 problems.append(f"{path.name}: grades {attempt['grades']} here, {recorded['grades']} recorded")
         attempts.append(attempt)
     return attempts, problems
 
 
-def decision_differences(record, entry, attempts):
+def decision_differences(record, entry, attempts, tasks_dir=None):
     """Re-derive the improver's decision after this iteration and compare it with the next one."""
     following = [e for e in record["iterations"] if e["n"] == entry["n"] + 1]
     if not following:
         return []
     settings = LoopSettings.from_recorded(entry["settings"])
-    plan = improvement.Plan(Path("."), tuple(load_task(a["task_name"]) for a in attempts), (), 1, 1, 1.0, settings,
-                            record["improver"], {})
+    plan = improvement.Plan(Path("."), tuple(load_task(a["task_name"], tasks_dir) for a in attempts), (), 1, 1, 1.0,
+                            settings, record["improver"], {})
     answer = following[0].get("prompt_answer") or {}
     chat = (lambda messages, schemas: iter([{"message": {"content": answer.get("raw", "")}, "done": True}]))
     derived, changes, _ = improvement.next_settings(plan, settings, attempts, chat)
