@@ -3,22 +3,26 @@
 The conventions the tutorial follows, and that these checks rely on:
 
 - `file.py:name` (or `file.py:Class.method`) in backticks names a function or class that
-  `file.py` defines; `test_file.py::test_name` names a test function (parametrized tests by
-  their base name); a bare `path/file.py` in backticks is a file that exists.
+  `file.py` defines; `test_file.py::test_name` (or `tests/test_file.py::test_name`) names a test
+  function (parametrized tests by their base name); a bare `path/file.py` in backticks is a file
+  that exists.
 - Every fenced block has a language: python, text, json or sh. The line before a fence (blank
   lines skipped) may be a header, "From `SOURCE`:".
   - python: SOURCE is a .py file and the block occurs in it verbatim, as consecutive lines,
     indentation included. A python block without such a header is an error.
-  - text after "From `python replay.py --served recordings/NAME.json`:": what that command
+  - text after "From `python replay.py --served recordings/NAME.json`:" (NAME may be in a
+    subfolder, `recordings/superseded/NAME.json`): what that command
     prints (run here in process, no subprocess). Runs of lines between `[...]` markers occur
     consecutively and in order. A text block without a header is a drawing and is left alone.
   - json after "From `recordings/NAME.json`:": an object whose keys and values all appear in one
     chunk of that recording.
   - sh: each line (comments aside) is a command README.md shows or the suite runs, with
-    `.venv/bin/python` read as `python` and FILE standing for an existing file.
+    `.venv/bin/python` read as `python` and FILE standing for an existing file, or a command of
+    an entry point in PARSED whose own argument parser accepts it (`python improve.py ...`).
     `python -m pytest -q` may name test files, `file::test` and `-k TEST` (they must exist).
 - Inline `python ...` commands in prose follow the same rule.
-- Every `recordings/NAME.json` and every live_qwen15_* name exists. A phrase
+- Every `recordings/NAME.json` (subfolders too) and every live_qwen15_* name exists (in
+  `recordings/` or a subfolder). A phrase
   "`recordings/NAME.json` (stop `REASON`, verdict `VERDICT`)" matches that recording, and so
   does every row of a table with "stop" and "verdict" columns (its other columns too).
 - The plain claims about the live model (CLAIMS) hold for every live recording.
@@ -29,6 +33,7 @@ can fail.
 import ast
 import contextlib
 import functools
+import importlib
 import io
 import json
 import re
@@ -45,19 +50,22 @@ README = HERE / "README.md"
 LANGUAGES = {"python", "text", "json", "sh"}
 FENCE = re.compile(r"(`{3,})([\w-]*)\s*")
 HEADER = re.compile(r"From `([^`]+)`:")
-SERVED = re.compile(r"python replay\.py --served (recordings/[\w.-]+\.json)")
+SERVED = re.compile(r"python replay\.py --served (recordings/[\w./-]+\.json)")
 SKIPPED = "[...]"
 REF = re.compile(r"([\w./-]+\.py):([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)")
-TEST_REF = re.compile(r"(test_\w+\.py)::(\w+)")
+TEST_REF = re.compile(r"((?:tests/)?test_\w+\.py)::(\w+)")
 FILE_REF = re.compile(r"[\w./-]+\.py")
-RECORDING = re.compile(r"recordings/([\w.-]+\.json)")
+RECORDING = re.compile(r"recordings/([\w./-]+\.json)")
 LIVE_NAME = re.compile(r"\blive_qwen15_\w+")
-STOP_CLAIM = re.compile(r"`recordings/([\w.-]+\.json)`\s+\(stop\s+`(\w+)`,\s+verdict\s+`([\w ]+)`\)")
+STOP_CLAIM = re.compile(r"`recordings/([\w./-]+\.json)`\s+\(stop\s+`(\w+)`,\s+verdict\s+`([\w ]+)`\)")
 PROGRAMS = {"python", "python3", "apt-get", "ollama", "llama-server", "vllm"}
 # Commands the suite runs that the README does not spell out (test_recorded.py calls
 # replay.main(["--served", path]) and replay.main([path])).
 SUITE_RUNS = ["python replay.py --served FILE", "python replay.py FILE"]
 LIVE = sorted(HERE.glob("recordings/**/live_qwen15_*.json"))
+# Entry points whose commands the tutorial may show beyond README.md's: a command counts when the
+# entry point's own parser accepts its flags (module, function returning or raising SystemExit).
+PARSED = {"improve.py": ("improve", "parse_args"), "fix.py": ("runs.fix_flags", "parse_args")}
 
 
 def _native_calls(recording):
@@ -219,7 +227,7 @@ def pytest_problem(words):
                 return f"pytest option {word} {value} is not one the tutorial may show"
             continue
         file, _, test = word.partition("::")
-        if not re.fullmatch(r"test_\w+\.py", file) or not (HERE / file).is_file():
+        if not re.fullmatch(r"(tests/)?test_\w+\.py", file) or not (HERE / file).is_file():
             return f"pytest is given {word!r}, which is no test file here"
         files.append(file)
         if test:
@@ -229,13 +237,27 @@ def pytest_problem(words):
     return f"no test named {missing[0]!r}" if missing else None
 
 
+def parser_accepts(words):
+    """Whether `python SCRIPT ...` is an entry point in PARSED whose own parser takes these flags."""
+    if len(words) < 2 or words[0] != "python" or words[1] not in PARSED:
+        return False
+    module, function = PARSED[words[1]]
+    parse = getattr(importlib.import_module(module), function)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            parse(words[2:])
+    except SystemExit:
+        return False
+    return True
+
+
 def command_problem(command):
     words = command_words(command)
     if words[:3] == ["python", "-m", "pytest"] and "-q" in words:
         return pytest_problem(words[3:])
-    if any(fits(template, tuple(words)) for template in allowed_commands()):
+    if any(fits(template, tuple(words)) for template in allowed_commands()) or parser_accepts(words):
         return None
-    return f"command {command!r} is neither in README.md nor run by the suite"
+    return f"command {command!r} is neither in README.md nor run by the suite, nor taken by its own parser"
 
 
 # --- the checks --------------------------------------------------------------------------------
@@ -344,7 +366,7 @@ def recording_problems(text, prose):
         if not (HERE / "recordings" / match.group(1)).is_file():
             problems.append(f"line {line_of(text, match.start())}: recordings/{match.group(1)} does not exist")
     for match in LIVE_NAME.finditer(text):
-        if not (HERE / "recordings" / f"{match.group()}.json").is_file():
+        if not any(path.stem == match.group() for path in LIVE):
             problems.append(f"line {line_of(text, match.start())}: no recording named {match.group()}")
     for match in STOP_CLAIM.finditer(prose):
         name, stop, verdict = match.groups()
@@ -392,7 +414,7 @@ def _number(text):
 
 def claim_problems(prose):
     flat = " ".join(prose.split()).lower()
-    recordings = [recording(path.name) for path in LIVE]
+    recordings = [recording(path.relative_to(HERE / "recordings").as_posix()) for path in LIVE]
     return [f"the tutorial says the live model {claim!r}, but a live recording shows otherwise"
             for claim, holds in CLAIMS.items() if claim in flat and not holds(recordings)]
 
@@ -449,14 +471,15 @@ def test_the_readme_check_can_fail():
 
 
 def test_the_readme_commands_are_found():
-    assert ("python", "replay.py") in allowed_commands() and ("python", "-m", "pytest", "-q") in allowed_commands()
+    assert ("python", "replay.py") in allowed_commands()
+    assert any(template[:4] == ("python", "-m", "pytest", "-q") for template in allowed_commands())
     assert ("python", "evaluate.py", "--scripted", "--jobs", "2") in allowed_commands()
 
 
 # One doctored copy per check: (text to change, what to change it to, part of the expected problem).
 DOCTORED = [
     ('yield _stopped(turn - 1, "deadline")', 'yield _stopped(turn, "deadline")', "differs from the source"),
-    ("`agent_loop.py:_judge_turn`", "`agent_loop.py:_judge_turns`", "defines no _judge_turns"),
+    ("`loop/judge.py:judge_turn`", "`loop/judge.py:judge_turns`", "defines no judge_turns"),
     ("`workspace/sandbox.py:wrap`", "`workspace/sandbox_tools.py:wrap`", "does not exist"),
     ("test_length_stop_is_incomplete_and_runs_no_tool`", "test_length_stop_is_complete`", "is no test"),
     ("python replay.py --served recordings/length_stop.json\n", "python replay.py --fast recordings/length_stop.json\n",
@@ -465,15 +488,19 @@ DOCTORED = [
     ("| 8 | `max_turns` |", "| 8 | `no_progress` |", "stop is 'max_turns'"),
     ("| 0.7 | 11 |", "| 0.7 | 7 |", "seed is '11'"),
     ("| 0.7 | 11 |", "| warm | 11 |", "temperature is 0.7"),
-    ("\n## 7. Exercises", "\n````text\nnever closed\n\n## 7. Exercises", "never closed"),
+    ("\n## 10. Exercises", "\n````text\nnever closed\n\n## 10. Exercises", "never closed"),
     ("(stop `no_progress`, verdict", "(stop `max_turns`, verdict", "stops with 'no_progress'"),
     ("recordings/max_turns_one.json", "recordings/max_turn_one.json", "does not exist"),
     ("Fixed: Windows paths are handled", "Fixed: Windows paths are now handled", "does not print these lines"),
     ('"name": "run_tests", "arguments": {}}}]}}', '"name": "run_test", "arguments": {}}}]}}', "no chunk of"),
-    ("\n## 7. Exercises", "\n```python\nprint('not from any file')\n```\n\n## 7. Exercises", "without a 'From"),
-    ("\n## 7. Exercises", "\n```\nno language\n```\n\n## 7. Exercises", "a fence with language ''"),
+    ("\n## 10. Exercises", "\n```python\nprint('not from any file')\n```\n\n## 10. Exercises", "without a 'From"),
+    ("\n## 10. Exercises", "\n```\nno language\n```\n\n## 10. Exercises", "a fence with language ''"),
     ("| turns | stop |", "| model | stop |", "column 'model' is not checked"),
     ("`live_qwen15_t0_nudge`", "`live_qwen15_t0_nudged`", "no recording named live_qwen15_t0_nudged"),
+    ("`superseded/live_qwen15_t07_run`", "`superseded/live_qwen15_t07_ran`", "no recording named live_qwen15_t07_ran"),
+    ("`tests/test_levers.py::test_an_edit_that_changes_nothing_is_refused`",
+     "`tests/test_levers.py::test_an_edit_that_changes_nothing`", "is no test"),
+    ("--jobs 1 --out /tmp/tut-imp\n", "--workers 1 --out /tmp/tut-imp\n", "nor taken by its own parser"),
 ]
 
 
