@@ -86,13 +86,16 @@ def verify_finish(settings, failed, tasks):
 
 
 def run_text_edits(settings, failed, tasks):
-    """Failed attempts answered with code that would have edited a file: apply such code."""
-    evidence = [a for a in failed if traces.unapplied_code(a, tasks.get(a["task_name"]))]
-    if settings.text_edits == "run" or not evidence:
+    """Failed attempts answered with code that would have edited a file, or could not copy the
+    text replace_text needs: let the model answer with the corrected code instead."""
+    code = [a for a in failed if traces.unapplied_code(a, tasks.get(a["task_name"]))]
+    missed = [a for a in failed if a not in code and traces.missed_old_text(a)]
+    if settings.text_edits == "run" or not code + missed:
         return None
-    return _change(settings, "text_edits", "run",
-                   f"{_count(evidence, failed)} answered with corrected code in fenced blocks or diffs that "
-                   "were not applied → text_edits run", evidence)
+    why = [f"answered with corrected code in fenced blocks or diffs that were not applied ({len(code)})"] if code else []
+    why += [f"could not copy the text replace_text needs: `old` not found ({len(missed)})"] if missed else []
+    return _change(settings, "text_edits", "run", f"{_count(code + missed, failed)} {' or '.join(why)} → "
+                   "text_edits run (the model may answer with the corrected code)", code + missed)
 
 
 def testing_prompt(settings, failed, tasks):

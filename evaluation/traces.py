@@ -27,6 +27,13 @@ def edited(attempt):
     return any(name == "replace_text" and "replaced" in result for name, result in model_results(attempt))
 
 
+def missed_old_text(attempt):
+    """replace_text was refused because `old` was not copied exactly (not found, or not once):
+    the model could not quote the file, though it may have known the fix."""
+    return any(name == "replace_text" and "old text " in str(result.get("error", ""))
+               for name, result in model_results(attempt))
+
+
 def wrote_calls_as_text(attempt):
     """The harness refused calls the model wrote as text (text_calls="nudge")."""
     return any(e.get("type") == "nudge" and e.get("kind") == "tool_call_as_text" for e in attempt["events"])

@@ -71,19 +71,22 @@ def test_the_report_shows_the_climb_in_a_real_browser(climbed, tmp_path):
     assert "2 of 2 failed attempts wrote tool calls as text" in dom
 
 
+ONE_TASK = ("--scripted", "--start", "weak", "--tasks", "path_rules", "--jobs", "1")
+
+
 def test_the_iterations_bound_and_stagnation_stop_the_loop(tmp_path, monkeypatch):
-    assert improve.main([*FLAGS, "--iterations", "1", "--out", str(tmp_path / "one")]) == 0
+    assert improve.main([*ONE_TASK, "--iterations", "1", "--out", str(tmp_path / "one")]) == 0
     record = json.loads((tmp_path / "one/improvement.json").read_text())
     assert record["stopped"] == "iterations" and len(record["iterations"]) == 1
     # An improver with nothing left to change ends the loop after the iteration it read.
     monkeypatch.setattr(improvement.improver, "propose", lambda settings, attempts, tasks, *rules: (settings, []))
-    assert improve.main([*FLAGS, "--holdout", "", "--tasks", "path_rules", "--out", str(tmp_path / "stuck")]) == 0
+    assert improve.main([*ONE_TASK, "--out", str(tmp_path / "stuck")]) == 0
     record = json.loads((tmp_path / "stuck/improvement.json").read_text())
     assert record["stopped"] == "no_change" and len(record["iterations"]) == 1 and record["holdout"] is None
 
 
 def test_the_model_improver_records_its_raw_answer_and_keeps_the_rules(tmp_path):
-    assert improve.main([*FLAGS, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")]) == 0
+    assert improve.main([*ONE_TASK, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")]) == 0
     second = json.loads((tmp_path / "m/improvement.json").read_text())["iterations"][1]
     assert second["prompt_answer"] == {"raw": improve.SCRIPTED_PROMPT, "accepted": True, "why": None}
     system = [c for c in second["changes"] if c["field"] == "system"][0]

@@ -112,3 +112,13 @@ def test_the_digest_says_what_went_wrong_without_the_models_whole_output():
     digest = prompt_improver.digest(failed)
     assert "format_errors 1" in digest and "tool_call_as_text 1" in digest and "claimed success with failing tests: 1" in digest
     assert len(digest) < 1200
+
+
+def test_a_model_that_cannot_quote_old_text_is_evidence_for_text_edits():
+    """What the real 1.5B model did in iteration 2 of the committed improvement: told to use
+    replace_text, it wrote its calls as text, and every `old` it sent was not in the file."""
+    missed = result("replace_text", error="old text not found in path_rules.py; it must match exactly once. ...")
+    settings = replace(STRONG, text_edits="off")
+    _, changes = propose(settings, [attempt(events=[READ, TESTED, missed]), CLEAN], TASKS)
+    assert [c["field"] for c in changes] == ["text_edits"]
+    assert changes[0]["rationale"].startswith("1 of 2 failed attempts could not copy the text replace_text needs")
