@@ -32,6 +32,7 @@ from workspace.files import write_atomic
 from workspace.patch import apply, make_patch, moved_on, refusal, stat_lines
 from workspace.project_pytest import (
     COLLECT,
+    blamed_files,
     collected_files,
     default_python,
     failures,
@@ -130,7 +131,9 @@ def first_run(tree, command, repo, show):
 def make_task(args, repo, tree, files, command, start, show):
     """The task: the ticket, the project's test files, what the model may read and edit."""
     failing = failures(start["output"])
-    first = [test.split("::")[0] for test, _ in failing]  # the failing tests' files are read first
+    # The failing tests' files first, then the code their tracebacks point at: a small model
+    # answers about the first file it is shown, so the likely culprit must not come after others.
+    first = [test.split("::")[0] for test, _ in failing] + blamed_files(start["output"], files)
     tests = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *first}
     for glob in args.editable:
         if not matching(files, [glob]):

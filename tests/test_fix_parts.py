@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace.patch import make_patch, moved_on, refusal, stat_lines
-from workspace.project_pytest import config_file, failures, project_command
+from workspace.project_pytest import blamed_files, config_file, failures, project_command
 from workspace.task_catalog import load_task
 from workspace.user_repo import git_state, list_files, starting_tree
 from workspace.user_task import UserTask, recorded_task, spec_problem, task_from_spec
@@ -67,6 +67,16 @@ def a_task(tmp_path, editable=("ops.py",)):
     tree = make_project(tmp_path / "tree", {"ops.py": OPS.rstrip("\n"), "test_ops.py": "x = 1\n"}, git=False)
     return UserTask(name="fix:t", title="t", ticket="t", readable=("ops.py", "test_ops.py"), editable=editable,
                     repo=tree, tests=("test_ops.py",))
+
+
+def test_the_code_a_traceback_points_at_is_named_in_order():
+    """The real 1.5B model, shown statlite/__init__.py first, answered with it unchanged; the file
+    the traceback names is what it must see first."""
+    output = ("tests/test_summary.py:9: \n    return sum(values) / (len(values) - 1)\n"
+              "E   ZeroDivisionError: division by zero\nstatlite/summary.py:6: ZeroDivisionError\n"
+              "<python>/lib/python3.11/decimal.py:3: in x\nstatlite/summary.py:6: again\n")
+    files = ["statlite/__init__.py", "statlite/summary.py", "tests/test_summary.py"]
+    assert blamed_files(output, files) == ["tests/test_summary.py", "statlite/summary.py"]
 
 
 def test_the_patch_applies_with_git_even_without_a_final_newline(tmp_path):

@@ -109,6 +109,13 @@ def failures(output, limit=10):
     return [(test, (message or "").strip()) for _, test, message in SUMMARY.findall(output or "")][:limit]
 
 
+def blamed_files(output, files):
+    """The project's files that pytest's tracebacks point at ("statlite/summary.py:6: ZeroDivisionError"),
+    in the order they first appear: the code a failure comes from, to be shown to a model first."""
+    named = re.findall(r"^([\w./-]+\.py):\d+:", output or "", re.M)
+    return [path for path in dict.fromkeys(named) if path in files]
+
+
 def pytest_missing(result):
     """True when the interpreter has no pytest: nothing ran, and Python said why."""
     return (result["exit_code"] != 0 and not (result["passed"] or result["failed"] or result["errors"])
