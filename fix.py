@@ -13,7 +13,8 @@ started stops it. Nothing else in the repository ever changes: no test runs ther
 0 nothing to fix, or applied; 1 bad input (one line); 2 bad flags; 3 recorded, nothing applied.
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
-to change tests. Its pieces: workspace/user_*.py, project_pytest.py, patch.py, runs/offer.py.
+to change tests. Its pieces: runs/fix_task.py, fix_flags.py, offer.py, workspace/user_*.py, project_pytest.py,
+patch.py.
 """
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from local_model import ModelUnavailable
 from record_run import output_problem
 from repo_tools import RepoTools
 from runs.fix_flags import parse_args
+from runs.fix_task import first_run, make_task
 from runs.flags import make_model, settings_from
 from runs.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
@@ -30,19 +32,10 @@ from runs.recording import recording_of, run_recorded, save
 from workspace import sandbox
 from workspace.files import write_atomic
 from workspace.patch import apply, make_patch, moved_on, refusal, stat_lines
-from workspace.project_pytest import (
-    COLLECT,
-    blamed_files,
-    collected_files,
-    default_python,
-    failures,
-    project_command,
-    project_tests,
-    pytest_missing,
-)
+from workspace.project_pytest import default_python, project_command
 from workspace.task_catalog import fresh_copy
 from workspace.user_repo import RepoProblem, git_state, list_files, starting_tree
-from workspace.user_task import build_task, choose_files, default_ticket, matching, shown, task_spec
+from workspace.user_task import shown, task_spec
 
 NOT_APPLIED = 3
 
@@ -100,54 +93,6 @@ def check_input(args):
     if args.require_sandbox and sandbox.detect()[0] == "none":
         raise RepoProblem(f"a sandbox is required but unavailable: {sandbox.detect()[1]}")
     return repo, python
-
-
-def first_run(tree, command, repo, show):
-    """The starting run: its result when tests fail; None when nothing fails; else RepoProblem."""
-    if sandbox.detect()[1]:
-        print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)
-    show.line(f"repository: {clean(str(repo))} (interpreter {clean(command.python)})")
-    start = project_tests(tree, command)
-    show.line(f"starting tests: {result_line(start)}")
-    if start["timed_out"]:
-        raise RepoProblem(f"the tests took longer than --test-timeout {command.timeout:g} s; "
-                          "choose fewer with --tests, or give them more time")
-    if pytest_missing(start):
-        raise RepoProblem(f"pytest is not installed for {command.python}; install it there "
-                          f"({command.python} -m pip install pytest) or pass --python")
-    if start["exit_code"] == 5:
-        raise RepoProblem(f"no tests found in {repo} (pytest collected none); choose them with --tests")
-    if start["exit_code"] == 0:
-        show.line(f"nothing to fix: the tests pass ({start['passed']} passed)")
-        return None
-    if start["exit_code"] not in (1, 2) or not (start["failed"] or start["errors"]):
-        # Not a test that fails: pytest itself did not run (a usage error, a broken interpreter).
-        last = next((line for line in reversed(start["output"].splitlines()) if line.strip()), "")
-        raise RepoProblem(f"pytest could not run the tests (exit code {start['exit_code']}): "
-                          f"{clean(last)[:200]}; check --tests, --python and the project's pytest configuration")
-    return start
-
-
-def make_task(args, repo, tree, files, command, start, show):
-    """The task: the ticket, the project's test files, what the model may read and edit."""
-    failing = failures(start["output"])
-    # The failing tests' files first, then the code their tracebacks point at: a small model
-    # answers about the first file it is shown, so the likely culprit must not come after others.
-    first = [test.split("::")[0] for test, _ in failing] + blamed_files(start["output"], files)
-    tests = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *first}
-    for glob in args.editable:
-        if not matching(files, [glob]):
-            raise RepoProblem(f"--editable {glob} matches no file of {repo}")
-    readable, editable, notes = choose_files(tree, files, tests, first, args.readable, args.editable)
-    for note in notes:
-        show.line(f"note: {clean(note)}")
-    if not editable:
-        raise RepoProblem(f"nothing to edit in {repo}: no text file outside the tests was chosen; "
-                          "choose files with --editable GLOB")
-    task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, tests, command,
-                      readable, editable)
-    show.line(f"task: {len(readable)} readable files, editable: {clean(shown(editable))}")
-    return task
 
 
 def ready_model(args):

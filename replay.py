@@ -138,7 +138,7 @@ def main(argv=None):
     rows = []
     try:
         for path in paths:
-            rows.append(_replay_one(path, args.served, args.tasks_dir))
+            rows.append([_table_name(path, paths)] + _replay_one(path, args.served, args.tasks_dir))
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -155,7 +155,7 @@ def _replay_one(path, served, tasks_dir):
         result = replay(path, served=served, tasks_dir=tasks_dir)
     except (OSError, ValueError) as error:
         print(f"error: {clean(str(error))}", file=sys.stderr)
-        return [Path(path).name, "?", "?", "?", "ERROR"]
+        return ["?", "?", "?", "ERROR"]
     recording = result["recording"]
     label = recording.get("about") or recording["model"]["name"]
     print(f"=== {path} ({recording['source']}: {clean(str(label))})")
@@ -171,8 +171,20 @@ def _replay_one(path, served, tasks_dir):
     else:
         print("matches the recording\n")
     stops = recording["events"][-1]["reason"], result["events"][-1]["reason"]
-    return [Path(path).name, recording["source"], _then(*stops), _then(recording["verdict"], result["verdict"]),
+    return [recording["source"], _then(*stops), _then(recording["verdict"], result["verdict"]),
             "NO" if result["differences"] else "yes"]
+
+
+def _table_name(path, paths):
+    """A recording's name in the table: the fewest trailing parts of its path that no other
+    recording shares (an evaluation names its attempts task-k.json in every folder, so
+    `lift/defaults/attempts/path_rules-1.json` where the bare name would be ambiguous)."""
+    parts = Path(path).parts
+    for size in range(1, len(parts) + 1):
+        suffix = parts[-size:]
+        if sum(Path(other).parts[-size:] == suffix for other in paths) == 1:
+            return str(Path(*suffix))
+    return str(path)
 
 
 def _then(recorded, replayed):

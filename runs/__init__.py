@@ -6,7 +6,8 @@ In reading order:
 - replay_check.py: comparing a replay with its recording, and naming where they part.
 - printer.py: events on a terminal, with everything the model controls made inert.
 - flags.py: the flags that choose a model and the run's settings.
-- fix_flags.py, offer.py: fix.py's own flags, and its offer of a patch on a terminal.
+- fix_flags.py, fix_task.py, offer.py: fix.py's own flags, the task it builds from a user's
+  repository, and its offer of a patch on a terminal.
 
 What this folder deliberately is not: the loop (agent_loop.py) or a model adapter.
 """

@@ -14,7 +14,7 @@ import pytest
 import fix
 import replay
 from testing.scripted import call, done, text
-from tests.helpers import ADD_FIX, OPS, OPS_FIXED, PROJECT, make_project, tree_state
+from tests.helpers import ADD_FIX, OPS, OPS_FIXED, PROJECT, TEST_OPS, make_project, tree_state
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 READ_OPS = call("read_file", path="src/calc/ops.py")
@@ -127,6 +127,23 @@ def test_a_run_that_did_not_repair_is_never_applied(fake_ollama, tmp_path, capsy
     printed = capsys.readouterr().out
     assert code == fix.NOT_APPLIED and tree_state(repo) == before
     assert "not applied: the verdict is 'not repaired', not 'repaired': never applied" in printed
+
+
+def test_the_code_a_traceback_blames_is_read_first_and_stays_editable(fake_ollama, tmp_path):
+    # The failing test raises inside the package: the file the traceback points at comes right
+    # after the test file, and it is code to repair, not a test file (what the real model's
+    # trial found when the blamed file was once counted among the tests).
+    files = {**PROJECT, "src/calc/ops.py": OPS + "\n\ndef mean(values):\n    return sum(values) / (len(values) - 1)\n",
+             "src/calc/aaa.py": "ANSWER = 42\n",
+             "tests/test_ops.py": TEST_OPS.replace("add, mul", "add, mean, mul") +
+             "\n\ndef test_mean():\n    assert mean([5]) == 5\n"}
+    repo = make_project(tmp_path / "calc", files)
+    fake_ollama.play([text("I cannot tell."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path)
+    spec = json.loads(output.read_text())["task_spec"]
+    assert code == fix.NOT_APPLIED
+    assert spec["readable"][:2] == ["tests/test_ops.py", "src/calc/ops.py"]
+    assert "src/calc/ops.py" in spec["editable"] and "src/calc/ops.py" not in spec["tests"]
 
 
 def answer_on_a_terminal(fake, repo, tmp_path, answer):

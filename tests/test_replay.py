@@ -1,6 +1,7 @@
 """What a replay compares beyond the events: the verdict, the final tests' counts, a recorded
 model error, and the closing table that names every recording that differs."""
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,15 @@ def test_the_cli_ends_with_a_table_naming_every_recording_that_differs(tmp_path,
     # Plain columns: every row starts each column at the header's place.
     starts = [header.index(word) for word in ("source", "stop", "verdict", "same?")]
     assert all(row[start - 1] == " " for row in rows for start in starts)
+
+
+def test_the_table_names_recordings_by_path_when_two_share_a_file_name(tmp_path, capsys):
+    # An evaluation names its attempts task-k.json in every folder: bare names would be ambiguous.
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+        shutil.copy(RECORDINGS / "length_stop.json", folder / "length_stop.json")
+    alone = RECORDINGS / "max_turns_one.json"
+    assert main(["--served", str(first / "length_stop.json"), str(second / "length_stop.json"), str(alone)]) == 0
+    rows = capsys.readouterr().out.rstrip("\n").splitlines()[-4:-1]
+    assert [row.split()[0] for row in rows] == ["a/length_stop.json", "b/length_stop.json", "max_turns_one.json"]
