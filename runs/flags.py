@@ -44,15 +44,17 @@ def add_model_flags(parser):
     parser.add_argument("--no-think", dest="think", action="store_false", help="turn model thinking off (Ollama)")
 
 
-def add_loop_flags(parser):
-    """The loop's settings as flags; each default is LoopSettings' own, so it is set in one place."""
-    default = LoopSettings()
+def add_loop_flags(parser, levers=()):
+    """The loop's settings as flags; each default is LoopSettings' own (or `levers`' where a
+    command starts from agent_loop.LEVERS), so it is set in one place."""
+    default = LoopSettings(**dict(levers))
     parser.add_argument("--max-turns", type=positive(int), default=default.max_turns, help="model requests at most")
     parser.add_argument("--deadline", type=positive(float), default=default.deadline, help="total seconds for one run")
     parser.add_argument("--text-calls", choices=("nudge", "run"), default=default.text_calls,
                         help=f"tool calls written as text: tell the model (nudge) or run them (default {default.text_calls})")
     parser.add_argument("--verify-finish", type=positive(int, allow_zero=True), default=default.verify_finish,
-                        metavar="N", help="run the tests when the model finishes; hand failures back at most N times")
+                        metavar="N", help="run the tests when the model finishes; hand failures back at most N times "
+                                          f"(default {default.verify_finish})")
     parser.add_argument("--context", choices=("tools", "preload"), default=default.context,
                         help=f"the first message: the ticket (tools), or also the failures and the files "
                              f"(preload; default {default.context})")

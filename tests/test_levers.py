@@ -173,6 +173,16 @@ def test_the_flags_build_the_settings(flags, expected):
     assert (settings.context, settings.text_edits) == expected
 
 
+def test_fix_starts_from_the_levers_and_the_other_commands_from_the_loops_defaults():
+    from agent_loop import LEVERS, LoopSettings
+    from runs import fix_flags, flags
+    fixing = flags.settings_from(fix_flags.parse_args(["--repo", "."]))
+    assert fixing == LoopSettings(**LEVERS)
+    assert flags.settings_from(flags.parse_args(["--output", "/tmp/x.json"])) == LoopSettings()
+    # A flag still wins over the levers: fix.py --context tools is the plain ticket.
+    assert flags.settings_from(fix_flags.parse_args(["--repo", ".", "--context", "tools"])).context == "tools"
+
+
 def test_under_preload_a_refused_code_answer_is_reminded_of_the_failure(tools, workspace):
     """What the real 1.5B model did: it answered with the file unchanged, three times."""
     unchanged = text(f"```python\n{(workspace / SAMPLE_CODE).read_text()}```")
