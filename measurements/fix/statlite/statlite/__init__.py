@@ -1,0 +1,2 @@
+"""Small statistics for lists of numbers."""
+from statlite.summary import mean, spread
