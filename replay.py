@@ -143,7 +143,7 @@ def main(argv=None):
         print("\ninterrupted", file=sys.stderr)
         return 130
     # After hundreds of transcript lines, the end says which recordings differ and how.
-    print("\n".join(columns(TABLE, rows)))
+    print("\n".join(columns(TABLE, rows, widest=72)))  # file names tell recordings apart: keep them whole
     same = sum(row[-1] == "yes" for row in rows)
     print(f"{same} of {len(paths)} recordings replayed as recorded")
     return 0 if same == len(paths) else 1

@@ -64,14 +64,19 @@ def test_recording_is_labelled_hashed_and_in_message_order(path):
     assert rec["format"] == FORMAT and rec["source"] in ("live", "scripted")
     if rec["source"] == "scripted":
         assert rec["about"].strip() and "\n" not in rec["about"]
-    assert rec["sample"] == sample_hashes() and rec["tests_unchanged"] is True
+    task = task_catalog.load_task(rec.get("task_name", task_catalog.SAMPLE_TASK))  # the sample, or a shipped task
+    assert rec["sample"] == sample_hashes(task.repo) and rec["tests_unchanged"] is True
     assert rec["stop"] == rec["events"][-1] and rec["stop"]["type"] == "stopped"
-    assert rec["server"]["api"] in ("ollama", "openai") and rec["changed_files"] in ([], ["path_rules.py"])
+    assert rec["server"]["api"] in ("ollama", "openai") and set(rec["changed_files"]) <= set(task.editable)
     assert len(rec["timings"]["model_s"]) == len(rec["turns"])
     results = [e for e in rec["events"] if e["type"] == "tool_result"]
     assert len(rec["timings"]["tool_s"]) == len(results)
     requests = [turn["request"]["messages"] for turn in rec["turns"]]
-    assert requests[0] == [{"role": "system", "content": rec["system"]}, {"role": "user", "content": rec["task"]}]
+    system, first = requests[0]
+    assert system == {"role": "system", "content": rec["system"]} and first["role"] == "user"
+    # The first message is the task's prompt; a preloaded context adds the failures and the files after it.
+    preloaded = rec["settings"].get("context") == "preload"
+    assert first["content"].startswith(rec["task"] + "\n") if preloaded else first["content"] == rec["task"]
     for number in range(1, len(requests)):
         previous, current = requests[number - 1], requests[number]
         assert current[:len(previous)] == previous, "a request keeps everything sent before"

@@ -75,11 +75,19 @@ def _native_calls(recording):
 
 
 # Plain sentences about the live model, and what each one means in the recordings.
+def _levers_off(recordings):
+    return [r for r in recordings if r["settings"].get("context", "tools") == "tools"
+            and r["settings"].get("text_edits", "off") == "off"]
+
+
+# Each claim is checked on the recordings it speaks of: all of them, the sample's, or those
+# made with the levers off.
 CLAIMS = {
     "never made a native tool call": lambda recordings: not any(map(_native_calls, recordings)),
-    "never repaired the sample": lambda recordings: all(r["verdict"] != "repaired" for r in recordings),
-    "the check never fired": lambda recordings: not any(
-        e.get("by_harness") for r in recordings for e in r["events"]),
+    "never repaired the sample": lambda recordings: all(
+        r["verdict"] != "repaired" for r in recordings if r.get("task_name", "path_rules") == "path_rules"),
+    "with the levers off, the check never fired": lambda recordings: not any(
+        e.get("by_harness") for r in _levers_off(recordings) for e in r["events"]),
 }
 # Table columns and how to read each one from a recording.
 COLUMNS = {
@@ -90,6 +98,7 @@ COLUMNS = {
     "verify_finish": lambda r: str(r["settings"]["verify_finish"]),
     "seed": lambda r: str(r["settings"]["options"]["seed"]),
     "temperature": lambda r: float(r["settings"]["options"]["temperature"]),
+    "task": lambda r: r["task_name"],
 }
 
 
