@@ -102,6 +102,11 @@ assert os.listdir("{Path.home()}") in ([], [p for p in os.listdir("{Path.home()}
     assert result["exit_code"] == 0, result["output"]
 
 
+# The limit is the sandboxed user's tasks when the run starts plus EXTRA_PROCESSES; other sandboxed
+# runs of the same user (the suite's other workers) that end meanwhile leave room for a few more.
+SLACK = 32
+
+
 def test_a_fork_loop_is_contained(workspace):
     result = probe(workspace, f"""
 children = 0
@@ -113,7 +118,7 @@ try:
         children += 1
 except OSError:
     pass  # the process limit said no
-assert 0 < children <= {sandbox.EXTRA_PROCESSES}, children  # stopped by the limit, long before 5000
+assert 0 < children <= {sandbox.EXTRA_PROCESSES + SLACK}, children  # stopped by the limit, long before 5000
 """, test_timeout=10)
     assert result["exit_code"] == 0 and not result["timed_out"], result["output"]
     # and the sleeping children died with the sandbox: the run did not wait 30 s for them
