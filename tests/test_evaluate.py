@@ -13,7 +13,7 @@ import pytest
 import evaluate
 from evaluation.grades import claim, grade, markdown_table, pass_at_k, summary_of
 from runs.recording import load
-from tests.helpers import closed_port
+from tests.processes import closed_port
 from workspace.task_catalog import load_task
 
 HERE = Path(__file__).resolve().parent.parent  # the project root

@@ -14,7 +14,7 @@ import pytest
 import fix
 import replay
 from testing.scripted import call, done, text
-from tests.helpers import ADD_FIX, OPS, OPS_FIXED, PROJECT, TEST_OPS, make_project, tree_state
+from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, TEST_OPS, make_project, tree_state
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 READ_OPS = call("read_file", path="src/calc/ops.py")

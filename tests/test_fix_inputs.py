@@ -6,7 +6,8 @@ import pytest
 
 import fix
 from testing.scripted import done, text
-from tests.helpers import ADD_FIX, OPS, OPS_FIXED, PROJECT, closed_port, fake_venv, make_project, tree_state
+from tests.processes import closed_port
+from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace import sandbox, user_repo, user_task
 
 

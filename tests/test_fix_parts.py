@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.helpers import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
+from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace.patch import make_patch, moved_on, refusal, stat_lines
 from workspace.project_pytest import blamed_files, config_file, failures, project_command
 from workspace.task_catalog import load_task

@@ -7,7 +7,7 @@ import pytest
 
 import improve
 from evaluation import improvement
-from tests.helpers import CHROMIUM, chromium, needs_chromium
+from tests.browser import CHROMIUM, chromium, needs_chromium
 
 TRAIN, HOLDOUT = ("path_rules", "discount_percent"), "refund_limit"
 FLAGS = ("--scripted", "--start", "weak", "--tasks", ",".join([*TRAIN, HOLDOUT]), "--holdout", HOLDOUT, "--jobs", "2")

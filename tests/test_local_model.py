@@ -8,7 +8,8 @@ from agent_loop import agent_events
 from local_model import OPTIONS, PAST_DEADLINE, TIMEOUT, DeadlinePassed, DeadlineTransport, LocalModel, ModelUnavailable
 from testing.fake_ollama import Drop, Forever, HttpError, Stall
 from testing.scripted import call, calls, done, text, thinking
-from tests.helpers import FIX, SCHEMAS, closed_port, of_type
+from tests.helpers import FIX, SCHEMAS, of_type
+from tests.processes import closed_port
 
 TASK = "Fix the failing test."
 MESSAGES = [{"role": "user", "content": TASK}]

@@ -34,7 +34,8 @@ from testing.fake_openai import (
     vllm_no_argument_call,
     without_finish,
 )
-from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS, closed_port, of_type
+from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS, of_type
+from tests.processes import closed_port
 
 MODEL = "qwen2.5-coder-1.5b"
 TASK = "Fix the failing test."

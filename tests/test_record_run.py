@@ -11,7 +11,8 @@ import record_run
 from runs.recording import FORMAT, load, sample_hashes
 from testing.fake_ollama import Stall
 from testing.scripted import call, done, text, thinking
-from tests.helpers import FIX, closed_port
+from tests.helpers import FIX
+from tests.processes import closed_port
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 

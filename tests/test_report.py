@@ -17,7 +17,7 @@ import pytest
 
 from evaluation.html_parts import render_page
 from evaluation.report import VERDICT_COLOURS, render_report, write_report
-from tests.helpers import CHROMIUM, chromium, needs_chromium, png_pixels
+from tests.browser import CHROMIUM, chromium, needs_chromium, png_pixels
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 # Every way out of an HTML page we could think of, plus a terminal escape and a lone surrogate.

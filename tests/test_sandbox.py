@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from repo_tools import RepoTools
-from tests.helpers import gone_soon, grandchild, watching, write_probe
+from tests.processes import gone_soon, grandchild, watching, write_probe
 from workspace import sandbox
 
 AVAILABLE, WHY_NOT = sandbox.detect()

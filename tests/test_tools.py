@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from repo_tools import RepoTools, schemas_for
-from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS, gone_soon, grandchild, running_with, watching, write_probe
+from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS
+from tests.processes import gone_soon, grandchild, running_with, watching, write_probe
 from workspace import sandbox
 from workspace.pytest_run import OUTPUT_CHARS
 from workspace.task_catalog import fresh_copy, load_task, solution_edits

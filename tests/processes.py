@@ -1,0 +1,77 @@
+"""Probes of the process table and the network, for the sandbox and run_tests tests: a test
+body to run inside the sandbox, a port nothing listens on, and watching for tagged processes.
+
+What this file deliberately is not: a sandbox (workspace/sandbox.py is); it only looks.
+"""
+import contextlib
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+
+def write_probe(workspace, body):
+    """Replace the sample's tests with one test whose body is `body`: code we run through
+    run_tests to see what the sandbox lets through (it is ours, not the model's)."""
+    (workspace / "tests/test_path_rules.py").unlink()
+    lines = "\n".join("    " + line for line in body.strip().splitlines())
+    (workspace / "tests/test_probe.py").write_text(
+        f"import os, socket, sys, time, subprocess\n\n\ndef test_probe():\n{lines}\n")
+
+
+def closed_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # bound, then closed: nothing listens there
+
+
+
+def running_with(marker):
+    """Processes on this machine whose command line holds `marker` (sandboxed ones included:
+    the host sees every PID namespace)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def gone_soon(marker, seconds=3.0):
+    """True once no process carries `marker` (a SIGKILL takes a moment to land)."""
+    ends = time.monotonic() + seconds
+    while running_with(marker):
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@contextlib.contextmanager
+def watching(marker):
+    """Poll the process table while the block runs; the list gets True once `marker` was seen,
+    so a test can tell "killed" from "never started"."""
+    seen, stop = [], threading.Event()
+
+    def poll():
+        while not stop.is_set() and not seen:
+            if running_with(marker):
+                seen.append(True)
+            stop.wait(0.05)
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join()
+
+
+def grandchild(marker, escape=False):
+    """Test code that starts a long-lived grandchild tagged with `marker`."""
+    session = ", start_new_session=True" if escape else ""
+    return (f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', '{marker}']{session})\n"
+            f"time.sleep(0.2)\n")
