@@ -4,6 +4,7 @@
     python improve.py --api openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b \\
         --start weak --holdout refund_limit,date_range_inclusive --attempts 1 --iterations 4
     python improve.py --replay improvements/TIME          # re-derive a finished improvement
+    python improve.py --replay improvements/TIME --served # the same, from the recorded tool results
 
 A configuration is one LoopSettings (prompt, offered tools, policies, levers). Each iteration is
 an evaluation (evaluate.py's machinery and outputs, in OUT/iteration-<n>/); then the improver
@@ -49,7 +50,12 @@ def parse_args(argv):
     parser.add_argument("--out", help="output folder (default: a new improvements/TIME); an existing one is resumed")
     parser.add_argument("--scripted", action="store_true", help="a scripted small model instead of a model, offline")
     parser.add_argument("--replay", metavar="DIR", help="re-run a finished improvement from its recordings and check it")
+    parser.add_argument("--served", action="store_true",
+                        help="with --replay: serve each tool's recorded result (no pytest runs): checks the loop's "
+                             "behaviour and every decision in seconds")
     args = parser.parse_args(argv)
+    if args.served and not args.replay:
+        parser.error("--served goes with --replay DIR")
     if not args.scripted and not args.replay:
         check_model_flags(parser, args)
     if not 0 < args.target <= 1:
@@ -89,7 +95,7 @@ def start_settings(text):
 def main(argv=None):
     parser, args = parse_args(argv)
     if args.replay:
-        return replay_improvement(Path(args.replay))
+        return replay_improvement(Path(args.replay), served=args.served)
     try:
         train, holdout = choose_tasks(parser, args)
         start = start_settings(args.start)

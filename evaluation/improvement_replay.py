@@ -4,7 +4,9 @@ Every attempt of every iteration (and of the held-out evaluations) is replayed w
 tools and pytest (replay.py), its grades are derived again from the replayed run, and every
 decision of the improver is derived again from those grades: the rules from the traces, the
 `model` improver's prompt from its recorded raw answer (the model is not asked again). Any
-difference is named with its iteration, and the exit code is non-zero.
+difference is named with its iteration, and the exit code is non-zero. `served=True` serves
+each tool's recorded result instead (replay.py's served replay): no pytest runs, so it checks
+the loop's behaviour and every decision, not that the code still behaves as recorded.
 
 What this file deliberately is not: a new evaluation. Nothing is written into DIR.
 """
@@ -20,7 +22,7 @@ from runs.printer import clean, fail
 from workspace.task_catalog import load_task
 
 
-def replay_improvement(folder):
+def replay_improvement(folder, served=False):
     """Print what was checked; return the exit code (0: everything as recorded)."""
     try:
         record = json.loads((folder / "improvement.json").read_text(encoding="utf-8"))
@@ -29,13 +31,13 @@ def replay_improvement(folder):
         return fail(f"{folder}: not a finished improvement ({type(error).__name__}); pass the folder improve.py wrote")
     differing, tasks_dir = [], record.get("tasks_dir")
     for entry in iterations:
-        attempts, problems = replay_folder(folder / entry["folder"], tasks_dir)
+        attempts, problems = replay_folder(folder / entry["folder"], tasks_dir, served)
         problems += decision_differences(record, entry, attempts, tasks_dir)
         print(f"iteration {entry['n']}: {len(attempts)} attempts replayed; "
               + ("grades and decisions as recorded" if not problems else "DIFFERS"))
         differing += [f"iteration {entry['n']}: {problem}" for problem in problems]
     for name in ("start", "final") if record.get("holdout") else ():
-        _, problems = replay_folder(folder / f"holdout-{name}", tasks_dir)
+        _, problems = replay_folder(folder / f"holdout-{name}", tasks_dir, served)
         differing += [f"held-out {name}: {problem}" for problem in problems]
     for line in differing:
         print(f"  - {clean(line)}")
@@ -43,14 +45,14 @@ def replay_improvement(folder):
     return 1 if differing else 0
 
 
-def replay_folder(folder, tasks_dir=None):
+def replay_folder(folder, tasks_dir=None, served=False):
     """(re-derived attempts, differences) for one evaluation folder."""
     attempts, problems = [], []
     for path in sorted((folder / "attempts").glob("*.json")):
         if not SLOT.fullmatch(path.name):
             continue
         try:
-            result = replay(path, tasks_dir=tasks_dir)
+            result = replay(path, served=served, tasks_dir=tasks_dir)
         except (OSError, ValueError) as error:
             problems.append(f"{path.name}: {error}")
             continue

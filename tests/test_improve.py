@@ -1,13 +1,16 @@
 """improve.py end to end, offline: the scripted small model climbs from the weak start, each change
 cites its evidence, the held-out task never reaches the improver, the stop rules hold, the page
 renders in a real browser, and a finished improvement replays."""
+import copy
 import json
+import shutil
 
 import pytest
 
 import improve
 from evaluation import improvement
 from tests.browser import CHROMIUM, chromium, needs_chromium
+from workspace import pytest_run
 
 TRAIN, HOLDOUT = ("path_rules", "discount_percent"), "refund_limit"
 FLAGS = ("--scripted", "--start", "weak", "--tasks", ",".join([*TRAIN, HOLDOUT]), "--holdout", HOLDOUT, "--jobs", "2")
@@ -48,14 +51,34 @@ def test_a_finished_improvement_replays_and_a_doctored_one_does_not(climbed, tmp
     out, record = climbed
     assert improve.main(["--replay", str(out)]) == 0
     assert "every iteration replayed as recorded" in capsys.readouterr().out
-    # The same folder, with iteration 2's decision claimed different: the rules disagree.
+    # The same folder, with iteration 2's decision claimed different: the rules disagree, in a
+    # real replay and in a served one (which runs no pytest, so it is the one run twice here).
     doctored = tmp_path / "doctored"
-    import shutil
     shutil.copytree(out, doctored)
+    record = copy.deepcopy(record)
     record["iterations"][1]["settings"]["verify_finish"] = 1
     (doctored / "improvement.json").write_text(json.dumps(record))
-    assert improve.main(["--replay", str(doctored)]) == 1
+    assert improve.main(["--replay", str(out), "--served"]) == 0
+    assert "every iteration replayed as recorded" in capsys.readouterr().out
+    assert improve.main(["--replay", str(doctored), "--served"]) == 1
     assert "iteration 1: the improver now proposes" in capsys.readouterr().out
+
+
+def test_a_served_replay_runs_no_pytest_and_still_catches_a_doctored_attempt(climbed, tmp_path, capsys, monkeypatch):
+    out, _ = climbed
+    doctored = tmp_path / "doctored"
+    shutil.copytree(out, doctored)
+    attempt = sorted((doctored / "iteration-1/attempts").glob("*.json"))[0]
+    recording = json.loads(attempt.read_text())
+    for stopped in (recording["stop"], recording["events"][-1]):  # claimed to stop another way
+        stopped["reason"] = "deadline" if stopped["reason"] != "deadline" else "max_turns"
+    attempt.write_text(json.dumps(recording))
+    monkeypatch.setattr(pytest_run, "run_bounded", lambda *a, **k: pytest.fail("a served replay ran pytest"))
+    assert improve.main(["--replay", str(doctored), "--served"]) == 1
+    assert f"iteration 1: {attempt.name}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        improve.main(["--served", "--scripted"])
+    assert "--served goes with --replay DIR" in capsys.readouterr().err
 
 
 @needs_chromium
