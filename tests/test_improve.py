@@ -51,8 +51,9 @@ def test_a_finished_improvement_replays_and_a_doctored_one_does_not(climbed, tmp
     out, record = climbed
     assert improve.main(["--replay", str(out)]) == 0
     assert "every iteration replayed as recorded" in capsys.readouterr().out
-    # The same folder, with iteration 2's decision claimed different: the rules disagree, in a
-    # real replay and in a served one (which runs no pytest, so it is the one run twice here).
+    # The same folder, with iteration 2's decision claimed different: the rules disagree. A
+    # decision is derived from the attempts' events, which a served replay (no pytest) rebuilds
+    # the same way, so the doctored folder and a second look at the finished one are served.
     doctored = tmp_path / "doctored"
     shutil.copytree(out, doctored)
     record = copy.deepcopy(record)
