@@ -1,6 +1,7 @@
 """CLI: the outer loop. Evaluate a configuration, rewrite it from the failing traces, repeat.
 
-    python improve.py --scripted --start weak --holdout refund_limit,date_range_inclusive
+    python improve.py --scripted --start weak --tasks discount_percent,invoice_quantity,pagination_last_page,path_rules \\
+        --holdout refund_limit,date_range_inclusive
     python improve.py --api openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b \\
         --start weak --holdout refund_limit,date_range_inclusive --attempts 1 --iterations 4
     python improve.py --replay improvements/TIME          # re-derive a finished improvement

@@ -14,6 +14,7 @@ from agent_loop import LoopSettings
 from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording import load, save
+from workspace.task_catalog import task_names
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 # path_rules: attempt 1 repairs, attempt 2 only claims to; refund_limit: 1 fails, 2 repairs.
@@ -125,7 +126,7 @@ def test_sigterm_stops_every_worker_and_leaves_no_task_copy(tmp_path):
                                 "--jobs", "2", "--out", str(tmp_path / "out")], cwd=HERE, text=True,
                                env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().startswith("evaluating scripted")
-    assert process.stdout.readline().startswith("[  1/36]")
+    assert process.stdout.readline().startswith(f"[  1/{len(task_names()) * 6}]")
     workers = _children(process.pid)
     assert workers, "no worker process was found"
     process.send_signal(signal.SIGTERM)  # the main process only: it must stop its workers itself

@@ -4,7 +4,9 @@ A task folder holds `task.json` (what the model is told and may touch), `repo/` 
 repository; the sample task points at `sample_repo/` through `"repo"` instead) and
 `solution.json` (exact-once replacements that repair it, never shown to a model).
 Each task's own tests run twice, on temporary copies and never in place: once as shipped
-and once with the solution applied; both runs of a task start at once.
+and once with the solution applied; both runs of a task start at once. Those two are the only
+pytest runs a task costs the suite: what the model is shown of the failing run (the failure
+digest of loop/failure_digest.py) is checked on the shipped run's own output.
 """
 import json
 import os
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from loop.failure_digest import LINE_CHARS, failure_digest
 from workspace.pytest_run import PYTEST_ARGS
 
 TASKS = Path(__file__).resolve().parent.parent / "tasks"
@@ -71,6 +74,22 @@ def summary(output):
             # "other": skipped, xfailed, xpassed, deselected: none belongs in a task
             return {"passed": passed, "failed": failed, "errors": errors, "other": sum(counts.values())}
     return None
+
+
+def assert_the_digest_names_each_failure(output):
+    """The failure digest of a task's failing run names each failing test with its E lines,
+    ends with pytest's count line, and leaves pytest's noise out: what the model reads."""
+    digest = failure_digest(output)
+    failing = [line.split()[1] for line in output.splitlines() if line.startswith("FAILED ")]
+    assert failing and all(f"\nFAILED {nodeid}\n" in f"\n{digest}\n" for nodeid in failing), digest
+    e_lines = [line for line in digest.splitlines() if line.startswith("E ")]
+    assert e_lines and all(line[:LINE_CHARS] in output for line in e_lines), digest
+    assert digest.splitlines()[-1] == output.rstrip().splitlines()[-1]  # "2 failed, 5 passed in 0.03s"
+    noise = r"^[.FE]+ *(\[ *\d+%\])?$|^=|^_|^    def "  # progress dots, banners, headers, source context
+    assert not re.search(noise, digest, re.M), digest
+    frames = r"^\S+:\d+:"  # "tests/test_x.py:12: AssertionError", "x.py:3: in f"
+    assert all(len(re.findall(frames, block, re.M)) <= 3 for block in digest.split("\n\n")), digest
+    assert len(digest) < len(output)
 
 
 def pristine_and_solved(name, base):
@@ -185,7 +204,7 @@ def test_ticket_states_the_symptom_not_the_fix(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_shipped_repo_fails_and_its_solution_makes_every_test_pass(name, tmp_path):
+def test_shipped_repo_fails_its_digest_names_each_failure_and_its_solution_passes(name, tmp_path):
     runs = pristine_and_solved(name, tmp_path)
     run = runs["pristine"]
     assert "problem" not in run, run.get("problem")
@@ -194,6 +213,7 @@ def test_shipped_repo_fails_and_its_solution_makes_every_test_pass(name, tmp_pat
     assert counts["failed"] >= 1 and counts["passed"] >= 1, run["output"]
     assert counts["errors"] == 0 and counts["other"] == 0, run["output"]
     assert run["exit_code"] == 1, run["output"]
+    assert_the_digest_names_each_failure(run["output"])
     run = runs["solved"]
     assert "problem" not in run, run.get("problem")
     solved = run["counts"]
