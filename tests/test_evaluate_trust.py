@@ -9,12 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import evaluate
 from agent_loop import LoopSettings
 from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording import load, save
-from workspace.task_catalog import task_names
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 # path_rules: attempt 1 repairs, attempt 2 only claims to; refund_limit: 1 fails, 2 repairs.
@@ -104,39 +105,55 @@ def test_the_folder_compares_typed_settings(tmp_path):
             raise AssertionError(f"{other} was accepted")
 
 
-def _die_in_the_second_item(item):
+def _killed_in_the_second_item(item):
     if item == 2:
-        os._exit(9)  # as the kernel's out-of-memory killer would end it: no cleanup, no result
-    time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer ends it: no cleanup, no answer
+    time.sleep(0.2)
     return item
 
 
-def test_a_worker_that_dies_loses_attempts_and_says_so():
+def test_a_worker_that_dies_loses_only_its_own_attempt():
     outcomes = []
-    run_in_workers(1, _die_in_the_second_item, [1, 2, 3], lambda item, result, error: outcomes.append(
-        (item, result, type(error).__name__ if error else None)))
-    assert (1, 1, None) in outcomes
-    assert {item for item, _, error in outcomes if error == "BrokenProcessPool"} == {2, 3}
+    run_in_workers(2, _killed_in_the_second_item, [1, 2, 3, 4, 5, 6], lambda item, result, error: outcomes.append(
+        (item, result, str(error) if error else None)))
+    assert sorted(outcomes) == [(1, 1, None), (2, None, "the worker process was killed by SIGKILL during this attempt"),
+                                (3, 3, None), (4, 4, None), (5, 5, None), (6, 6, None)]
 
 
-def test_sigterm_stops_every_worker_and_leaves_no_task_copy(tmp_path):
-    scratch = tmp_path / "tmp"
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_a_stop_sends_no_new_request_leaves_nothing_running_and_keeps_what_finished(fake_openai, tmp_path, stop):
+    """Two workers: one attempt finishes, then both wait on a request the server holds open.
+    Ctrl-C (to the whole process group, as a terminal sends it) or SIGTERM (to the main process
+    only, which must stop its workers itself): no request after it, every worker gone, no task
+    copy left, the finished attempt kept."""
+    from testing.fake_openai import KEEP_ALIVE, Forever
+    from testing.fake_openai import text as sse_text
+    fake_openai.play(sse_text("Done."), *[[Forever(KEEP_ALIVE, at_most=60)]] * 6)
+    scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--scripted", "--attempts", "6",
-                                "--jobs", "2", "--out", str(tmp_path / "out")], cwd=HERE, text=True,
-                               env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert process.stdout.readline().startswith("evaluating scripted")
-    assert process.stdout.readline().startswith(f"[  1/{len(task_names()) * 6}]")
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--api", "openai", "--base-url",
+                                fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules",
+                                "--attempts", "6", "--verify-finish", "0", "--jobs", "2", "--out", str(out)],
+                               cwd=HERE, text=True, start_new_session=True, env={**os.environ, "TMPDIR": str(scratch)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ends = time.monotonic() + 60
+    while len(fake_openai.requests) < 3 and process.poll() is None and time.monotonic() < ends:
+        time.sleep(0.05)
+    assert len(fake_openai.requests) == 3, process.communicate(timeout=30)  # one answered, two held open
     workers = _children(process.pid)
     assert workers, "no worker process was found"
-    process.send_signal(signal.SIGTERM)  # the main process only: it must stop its workers itself
+    if stop == "ctrl-c":
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
     _, err = process.communicate(timeout=30)
-    assert process.returncode == 130 and "interrupted: finished attempts are kept" in err
-    ends = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < ends:
-        time.sleep(0.1)
+    assert len(fake_openai.requests) == 3, "a model request came after the signal"
+    assert process.returncode == 130 and time.monotonic() - started < 10  # wide: it catches a hang
+    assert err.strip().splitlines()[-1].startswith("interrupted: finished attempts are kept")
     assert not any(_alive(pid) for pid in workers)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("coding-loop-")] == []
+    assert len(list((out / "attempts").iterdir())) == 1
 
 
 def _children(pid):
