@@ -51,11 +51,16 @@ def test_a_resumed_folder_counts_only_attempts_that_fit_their_slot(tmp_path, cap
     damaged["grades"]["verdict"] = "repaired"
     save(attempts / "path_rules-2.json", damaged)
     (attempts / "refund_limit-2.json").write_text("{not json")
+    stopless = json.loads((attempts / "refund_limit-1.json").read_text())  # a recording still, but no `stop`
+    del stopless["stop"]
+    (attempts / "refund_limit-1.json").write_text(json.dumps(stopless))
     capsys.readouterr()
     assert run(out, *TWO_BY_TWO) == 0
     printed = capsys.readouterr().out
-    assert "path_rules-2.json is damaged" in printed and "refund_limit-2.json cannot be read" in printed
-    assert "2 to run" in printed and summary(out)["overall"]["repaired"] == 2
+    assert "path_rules-2.json is damaged (its grades" in printed and "refund_limit-2.json cannot be read" in printed
+    assert "refund_limit-1.json is damaged (its stop: missing, or not what an attempt holds): running it again" in printed
+    assert "3 to run" in printed and summary(out)["overall"]["repaired"] == 2
+    assert "stop" in load(attempts / "refund_limit-1.json")
 
 
 def test_an_attempt_made_with_other_settings_does_not_count(tmp_path, capsys):
