@@ -19,6 +19,7 @@ The `solution.json` beside a task is for the scripted attempts and the tests, ne
 """
 import json
 import os
+import re
 import shutil
 import stat
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ TEST_FOLDER = "tests/"
 TEST_CONFIG = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "setup.py", "pyproject.toml",
                "sitecustomize.py", "usercustomize.py"}
 MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a task folder's name: printable, one shell word
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,12 @@ def is_test_or_config(path):
 
 
 def task_names(tasks_dir=None):
-    """Every task folder with a task.json, the sample first."""
+    """Every task folder with a task.json, the sample first; a name outside PLAIN_NAME (it is
+    printed, and part of each attempt's file name) is a ValueError."""
     names = sorted(p.parent.name for p in _folder(tasks_dir).glob("*/task.json"))
+    for name in (name for name in names if not PLAIN_NAME.fullmatch(name)):
+        raise ValueError(f"a task folder in {_folder(tasks_dir)} is named {ascii(name)[:80]}: a task's name may "
+                         "hold only letters, digits, '_', '.' and '-' (not first); rename the folder")
     return sorted(names, key=lambda name: name != SAMPLE_TASK)
 
 
