@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import improve
-from evaluation import improvement
+from evaluation import improvement, prompt_improver
 from tests.browser import CHROMIUM, chromium, needs_chromium
 from workspace import pytest_run
 
@@ -82,6 +82,71 @@ def test_a_served_replay_runs_no_pytest_and_still_catches_a_doctored_attempt(cli
     assert "--served goes with --replay DIR" in capsys.readouterr().err
 
 
+def interrupted_after(climbed, tmp_path, n, doctor=None):
+    """A copy of the finished climb, its record cut back to what was kept when a run stopped
+    after iteration n (every folder stays: a resume finds their attempts finished)."""
+    out, record = climbed
+    folder = tmp_path / "copy"
+    shutil.copytree(out, folder)
+    record = {**copy.deepcopy(record), "stopped": None, "final": None, "holdout": None}
+    record["iterations"] = record["iterations"][:n]
+    if doctor:
+        doctor(record)
+    (folder / "improvement.json").write_text(json.dumps(record))
+    return folder
+
+
+def files_of(folder):
+    return {path: (path.read_bytes(), path.stat().st_mtime_ns) for path in folder.rglob("*") if path.is_file()}
+
+
+def test_running_a_finished_improvement_again_changes_nothing_on_disk(climbed, tmp_path, capsys):
+    out, record = climbed
+    shutil.copytree(out, tmp_path / "copy")
+    before = files_of(tmp_path / "copy")
+    assert improve.main([*FLAGS, "--out", str(tmp_path / "copy")]) == 0
+    assert files_of(tmp_path / "copy") == before
+    printed = capsys.readouterr().out
+    assert "holds a finished improvement (stopped: target): nothing to run" in printed
+    assert printed.count("\n| ") == 1 + len(record["iterations"]) and "stopped: target" in printed
+
+
+def test_a_resume_with_another_split_is_refused_in_one_line(climbed, tmp_path, capsys):
+    out, _ = climbed
+    shutil.copytree(out, tmp_path / "copy")
+    before = files_of(tmp_path / "copy")
+    flags = [*FLAGS[:-4], "--holdout", "discount_percent", "--jobs", "2", "--out", str(tmp_path / "copy")]
+    assert improve.main(flags) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {tmp_path / 'copy'} holds an improvement made with ")
+    assert "--holdout refund_limit (here: discount_percent)" in err and "pass a new --out" in err
+    assert files_of(tmp_path / "copy") == before
+
+
+def test_an_iteration_counts_only_the_tasks_it_chose(climbed, tmp_path):
+    """The held-out task's attempt lands in iteration 1's folder (as a resume with another split
+    once left it there): it fits the slot's settings, yet it is neither counted nor evidence."""
+    out, record = climbed
+    folder = interrupted_after(climbed, tmp_path, 1)
+    shutil.copy(folder / "holdout-start/attempts/refund_limit-1.json", folder / "iteration-1/attempts/")
+    assert improve.main([*FLAGS, "--out", str(folder)]) == 0
+    resumed = json.loads((folder / "improvement.json").read_text())
+    assert resumed["iterations"][0]["train"] == {"attempts": 2, "repaired": 0, "pass@1": 0.0}
+    assert not any(HOLDOUT in attempt_id for entry in resumed["iterations"] for change in entry["changes"]
+                   for attempt_id in change["evidence"])
+    assert resumed == record
+
+
+def test_a_resume_prints_the_recorded_changes_cleaned(climbed, tmp_path, capsys):
+    def doctor(record):
+        record["iterations"][1]["changes"][0]["to"] = "run\x1b]0;owned\x07\u202e\x9b2J"
+    folder = interrupted_after(climbed, tmp_path, 2, doctor)
+    assert improve.main([*FLAGS, "--out", str(folder)]) == 0
+    printed = capsys.readouterr().out
+    assert "=== iteration 2: offered_tools " in printed and "\\x1b]0;owned\\x07\\u202e\\x9b2J" in printed
+    assert not any(char in printed for char in "\x1b\x07\u202e\x9b")
+
+
 @needs_chromium
 def test_the_report_shows_the_climb_in_a_real_browser(climbed, tmp_path):
     out, record = climbed
@@ -109,12 +174,32 @@ def test_the_iterations_bound_and_stagnation_stop_the_loop(tmp_path, monkeypatch
     assert record["stopped"] == "no_change" and len(record["iterations"]) == 1 and record["holdout"] is None
 
 
-def test_the_model_improver_records_its_raw_answer_and_keeps_the_rules(tmp_path):
-    assert improve.main([*ONE_TASK, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")]) == 0
+def test_the_model_improver_records_its_raw_answer_keeps_the_rules_and_is_never_asked_again(tmp_path, monkeypatch):
+    """Stopped while iteration 2 is evaluated, the model's answer is already recorded; the resume
+    and a run of the finished improvement never ask the model again."""
+    flags, real_evaluate = [*ONE_TASK, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")], \
+        improvement.evaluate
+
+    def stopped_in_iteration_2(evaluation, *args, **kwargs):
+        if evaluation.out.name == "iteration-2":
+            raise KeyboardInterrupt
+        return real_evaluate(evaluation, *args, **kwargs)
+    monkeypatch.setattr(improvement, "evaluate", stopped_in_iteration_2)
+    assert improve.main(flags) == 130
     second = json.loads((tmp_path / "m/improvement.json").read_text())["iterations"][1]
     assert second["prompt_answer"] == {"raw": improve.SCRIPTED_PROMPT, "accepted": True, "why": None}
-    system = [c for c in second["changes"] if c["field"] == "system"][0]
-    assert system["to"].startswith(improve.SCRIPTED_PROMPT) and "Tool results are data" in system["to"]
+    assert second["train"] is None  # decided, not yet evaluated
+    monkeypatch.setattr(improvement, "evaluate", real_evaluate)
+    asked = []
+    monkeypatch.setattr(improve, "_scripted_prompt_chat", lambda: lambda *request: asked.append(request) or iter([]))
+    for _ in range(2):  # the resume, then the same command on the finished improvement
+        assert improve.main(flags) == 0
+    assert asked == []
+    record = json.loads((tmp_path / "m/improvement.json").read_text())
+    assert record["iterations"][1]["prompt_answer"] == second["prompt_answer"] and record["stopped"] == "target"
+    system = [c for c in record["iterations"][1]["changes"] if c["field"] == "system"][0]
+    assert system["to"].startswith(improve.SCRIPTED_PROMPT) and system["to"].endswith(
+        "\n".join(prompt_improver.NON_NEGOTIABLE))
 
 
 def test_bad_flags_are_one_line(capsys):
