@@ -56,7 +56,8 @@ def resumed(plan):
         return None
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        problem = shape_problem(record)
+        problem = shape_problem(record) or (None if isinstance(record.get("plan"), dict) else
+                                            "it records no plan (an older improve.py wrote it)")
     except (OSError, ValueError, RecursionError) as error:
         problem = f"it is not JSON ({type(error).__name__})"
     if problem:
@@ -74,8 +75,8 @@ def shape_problem(record):
     """What keeps `record` from being an improvement's record, or None."""
     if not isinstance(record, dict) or not isinstance(record.get("iterations"), list):
         return "it holds no list of iterations"
-    if not isinstance(record.get("plan"), dict):
-        return "it records no plan (an older improve.py wrote it)"
+    if not isinstance(record.get("plan", {}), dict):
+        return "its plan is not an object"
     if record.get("stopped") not in (None, *STOPS) or (record.get("final") is not None and not record["stopped"]):
         return "its stop is not one improve.py records"
     entries = record["iterations"]
