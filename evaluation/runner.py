@@ -133,7 +133,7 @@ def progress_line(attempt, done, total, so_far):
     flag = "  (claim contradicted)" if attempt["claim"]["contradicted"] else ""
     turns = sum(e["type"] == "model_start" for e in attempt["events"])
     tokens = f" {attempt['prompt_tokens']:>6} prompt tokens" if isinstance(attempt.get("prompt_tokens"), int) else ""
-    return (f"{head} {attempt['verdict']:<13} {attempt['stop']['reason']:<22} {turns} turns "
+    return (f"{head} {clean(attempt['verdict']):<13} {clean(attempt['stop']['reason']):<22} {turns} turns "
             f"{attempt['seconds']:6.1f} s{tokens}  ({rate}){flag}")
 
 
