@@ -125,6 +125,21 @@ def test_a_worker_that_dies_loses_only_its_own_attempt():
                                 (3, 3, None), (4, 4, None), (5, 5, None), (6, 6, None)]
 
 
+def test_an_evaluation_whose_worker_is_killed_loses_that_attempt_alone(tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), *TWO_BY_TWO, "--out", str(out)],
+                               cwd=HERE, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ends, workers = time.monotonic() + 60, []
+    while len(workers) < 2 and process.poll() is None and time.monotonic() < ends:
+        time.sleep(0.05)
+        workers = [pid for pid in _children(process.pid) if _is_worker(pid)]
+    time.sleep(0.2)  # each worker is handed its attempt as it starts
+    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and err.startswith("error: 1 attempt(s) were lost"), err
+    assert summary(out)["infra_failures"] == 1 and summary(out)["overall"]["attempts"] == 3
+
+
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
 def test_a_stop_sends_no_new_request_leaves_nothing_running_and_keeps_what_finished(fake_openai, tmp_path, stop):
     """Two workers: one attempt finishes, then both wait on a request the server holds open.
@@ -170,6 +185,13 @@ def _children(pid):
         except (OSError, IndexError):
             continue
     return found
+
+
+def _is_worker(pid):
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _alive(pid):
