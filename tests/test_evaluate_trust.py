@@ -171,6 +171,9 @@ def test_a_stop_sends_no_new_request_leaves_nothing_running_and_keeps_what_finis
     assert len(fake_openai.requests) == 3, "a model request came after the signal"
     assert process.returncode == 130 and time.monotonic() - started < 10  # wide: it catches a hang
     assert err.strip().splitlines()[-1].startswith("interrupted: finished attempts are kept")
+    ends = time.monotonic() + 10  # the workers are gone; multiprocessing's resource tracker follows its parent
+    while any(_alive(pid) for pid in workers) and time.monotonic() < ends:
+        time.sleep(0.1)
     assert not any(_alive(pid) for pid in workers)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("coding-loop-")] == []
     assert len(list((out / "attempts").iterdir())) == 1
