@@ -3,8 +3,8 @@
 `new_record(plan)` starts one; `resumed(plan)` reads the one in OUT and checks that it is this
 improvement (or returns None when OUT holds none); `save(out, record)` writes it and the report.
 
-The plan (the training and the held-out tasks, attempts, iterations, target), the starting
-settings and the improver are part of an improvement: a run on the same OUT with any other is
+The plan (the training and the held-out tasks and where they come from, attempts, iterations,
+target), the starting settings and the improver are part of an improvement: a run on the same OUT with any other is
 refused in one line, so a held-out task never becomes a training task's evidence and no number
 in the record mixes two plans. Every iteration's decision (its settings, its changes, the model's
 answer) is recorded before the iteration is evaluated, and a resume takes it as recorded: it
@@ -18,12 +18,14 @@ it is used.
 What this file deliberately is not: the loop (improvement.py) or a replay (improvement_replay.py).
 """
 import json
+from pathlib import Path
 
 from agent_loop import LoopSettings
 from evaluation.folder import FolderProblem
 from evaluation.improve_report import write_improvement_report
 from runs.recording import json_text
 from workspace.files import write_atomic
+from workspace.task_catalog import TASKS
 
 STOPS = ("target", "iterations", "no_change")
 FLAGS = {"tasks": "--tasks", "holdout": "--holdout", "attempts": "--attempts", "iterations": "--iterations",
@@ -120,7 +122,17 @@ def _differences(record, plan):
         if not same:
             there = "another start" if key == "start" else _shown(recorded.get(key))
             found.append(f"{flag} {there}" + ("" if key == "start" else f" (here: {_shown(here[key])})"))
+    if _resolved(record.get("tasks_dir")) != _resolved(plan.tasks_dir):  # the same names may be other tasks
+        found.append(f"--tasks-dir {_shown(record.get('tasks_dir') or '(the shipped tasks)')} "
+                     f"(here: {_shown(plan.tasks_dir or '(the shipped tasks)')})")
     return found
+
+
+def _resolved(folder):
+    try:
+        return TASKS if folder is None else Path(folder).resolve()
+    except (TypeError, ValueError, OSError):
+        return folder
 
 
 def _settings_equal(recorded, settings):

@@ -39,6 +39,9 @@ def replay_improvement(folder, served=False):
     if problem:
         return fail(f"{folder}: not a finished improvement ({problem}); pass the folder improve.py wrote")
     plan = planned(record, folder)
+    if "plan" not in record:
+        print("no plan recorded (an older improve.py): the tasks and attempts are read from the folders; "
+              "the target and the iterations are not checked")
     differing = [f"start: {p}" for p in _start_differences(record)]
     for entry in record["iterations"]:
         settings = LoopSettings.from_recorded(entry["settings"])
@@ -61,8 +64,6 @@ def planned(record, folder):
     slots = [SLOT.fullmatch(p.name) for entry in record["iterations"]
              for p in (folder / entry["folder"] / "attempts").glob("*.json")]
     slots = [slot for slot in slots if slot]
-    print("no plan recorded (an older improve.py): the tasks and attempts are read from the folders; "
-          "the target and the iterations are not checked")
     return {"tasks": sorted({slot["task"] for slot in slots}), "attempts": max((int(s["k"]) for s in slots), default=1),
             "holdout": (record.get("holdout") or {}).get("tasks", []), "target": None, "iterations": None,
             "tasks_dir": record.get("tasks_dir")}
