@@ -99,7 +99,8 @@ CLAIMS = {
 NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
                 "fifteen sixteen seventeen eighteen nineteen twenty").split()
 COUNT = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
-UNCHECKED = re.compile(rf"\b{COUNT} (?:(?:live|other|more|shipped) )?(?:recordings|runs recorded)\b|\b{COUNT} of (?:those|them)\b")
+UNCHECKED = re.compile(rf"\b{COUNT} (?:(?:live|other|more|shipped) )?(?:recordings|runs recorded)\b"
+                       rf"|\b{COUNT} of (?:those|them)\b")
 
 
 def _live(folder=None):
