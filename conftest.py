@@ -61,3 +61,17 @@ def _running_fake_openai():
 def fake_openai(_running_fake_openai):
     """The loopback Chat Completions server, with an empty script; `.play(*turns)` fills it."""
     return _running_fake_openai.play()
+
+
+@pytest.fixture(scope="session")
+def climbed(tmp_path_factory):
+    """One whole outer loop (improve.py --scripted with IMPROVE_FLAGS), shared by every test that
+    reads it (tests/test_improve.py, tests/test_improve_trust.py): it costs seconds of pytest.
+    Read it, or copy it; never change it."""
+    import json
+
+    import improve
+    from tests.helpers import IMPROVE_FLAGS
+    out = tmp_path_factory.mktemp("improvement") / "out"
+    assert improve.main([*IMPROVE_FLAGS, "--out", str(out)]) == 0
+    return out, json.loads((out / "improvement.json").read_text())

@@ -50,7 +50,10 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if not args.scripted:
         check_model_flags(parser, args)
-    known = task_names(args.tasks_dir)
+    try:
+        known = task_names(args.tasks_dir)
+    except ValueError as error:
+        parser.error(str(error))
     names = known if args.tasks == "all" else list(dict.fromkeys(n.strip() for n in args.tasks.split(",")))
     unknown = [name for name in names if name not in known]
     if unknown or not names:

@@ -132,18 +132,19 @@ def print_table(record, out):
     """The climb as a markdown table, then where the files are."""
     print("\n| iteration | change | training pass@1 |\n|---|---|---|")
     for entry in record["iterations"]:
-        changes = "; ".join(f"{c['field']} → {c['to'] if c['field'] != 'system' else '(rewritten)'}"
+        changes = "; ".join(f"{c.get('field')} → {c.get('to') if c.get('field') != 'system' else '(rewritten)'}"
                             for c in entry["changes"]) or "(start)"
         print(f"| {entry['n']} | {clean(changes)} | {_rate(entry['train']['pass@1'])} |")
     holdout = record.get("holdout")
     if holdout:
-        print(f"\nheld out ({', '.join(holdout['tasks'])}): start {_rate(holdout['start']['pass@1'])}, "
+        tasks = clean(", ".join(map(str, holdout["tasks"])))
+        print(f"\nheld out ({tasks}): start {_rate(holdout['start']['pass@1'])}, "
               f"final {_rate(holdout['final']['pass@1'])}")
-    print(f"stopped: {record['stopped']}\nwrote {out / 'improvement.json'} and {out / 'report.html'}")
+    print(f"stopped: {clean(str(record['stopped']))}\nwrote {out / 'improvement.json'} and {out / 'report.html'}")
 
 
 def _rate(value):
-    return "n/a" if value is None else f"{value:.2f}"
+    return f"{value:.2f}" if isinstance(value, (int, float)) else "n/a"
 
 
 if __name__ == "__main__":

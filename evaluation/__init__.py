@@ -9,6 +9,10 @@ In reading order:
 - pytest_failures.py: the failing tests and their E lines, read from one run's pytest output.
 - html_parts.py: escaping, cutting, code blocks, diffs and the page itself, for every report.
 - scripted_attempts.py: scripted attempts for every task, so the whole path runs offline.
+- runner.py (an evaluation start to end) with folder.py, attempt.py and workers.py.
+- the outer loop: improvement.py, improvement_record.py (improvement.json, its plan and its
+  resume), improver.py, traces.py, prompt_improver.py, improve_report.py, improvement_replay.py;
+  and scripted_turns.py and scripted_model.py, the scripted model it climbs with offline.
 
 What this folder deliberately is not: a verdict (workspace/verdict.py is) or part of the loop.
 """

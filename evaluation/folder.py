@@ -113,9 +113,23 @@ def misfit(attempt, task_name, k, settings):
         return f"has settings that cannot be read ({str(error)[:120]})"
     if "infra_failure" in attempt:
         return None if isinstance(attempt["infra_failure"], str) else "has a damaged infra_failure"
-    grades, claim, seconds = attempt.get("grades"), attempt.get("claim"), attempt.get("seconds", 0)
-    if not (isinstance(grades, dict) and grades.get("verdict") == attempt.get("verdict")
-            and isinstance(claim, dict) and isinstance(claim.get("contradicted"), bool)
-            and isinstance(seconds, (int, float)) and not isinstance(seconds, bool)):
-        return "is damaged (its grades, claim or timing are missing, or do not match its verdict)"
-    return None
+    damaged = [field for field, fits in FIELDS.items() if not fits(attempt)]
+    return f"is damaged (its {', '.join(damaged)}: missing, or not what an attempt holds)" if damaged else None
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+# What the summary, the progress line, the report and the improver read from a finished
+# attempt, beyond the recording's own shape (runs/recording_check.py): each must be there.
+FIELDS = {
+    "grades": lambda a: isinstance(a.get("grades"), dict) and a["grades"].get("verdict") == a.get("verdict"),
+    "claim": lambda a: (isinstance(a.get("claim"), dict) and isinstance(a["claim"].get("contradicted"), bool)
+                        and isinstance(a["claim"].get("text"), str)),
+    "stop": lambda a: a.get("stop") == a["events"][-1],  # the run's stop is its last event
+    "changed_files": lambda a: isinstance(a.get("changed_files"), list)
+                               and all(isinstance(path, str) for path in a["changed_files"]),
+    "seconds": lambda a: _number(a.get("seconds", 0)),
+    "commit": lambda a: isinstance(a.get("commit"), (str, type(None))),
+}

@@ -54,7 +54,7 @@ def _short(value):
 
 def _chart(record):
     """Training pass@1 per iteration, and the held-out rates at the start and the end."""
-    rates = [entry["train"]["pass@1"] or 0 for entry in record["iterations"]]
+    rates = [entry["train"]["pass@1"] or 0 for entry in record["iterations"] if entry.get("train")]
     if not rates:
         return ""
     step = (WIDTH - 2 * PAD) / max(1, len(rates) - 1)
@@ -83,6 +83,8 @@ def _holdout_table(record):
 
 
 def _rate(rates):
+    if rates is None:
+        return "(being evaluated)"  # the iteration's decision is recorded, its evaluation not yet
     value = rates.get("pass@1")
     return e(f"{value:.2f} ({rates.get('repaired')}/{rates.get('attempts')})" if value is not None else "n/a")
 
@@ -114,7 +116,7 @@ def _iteration(out, entry):
                     f'{e(a["attempt_id"])}</a>' for a in attempts)
     sections = "".join(render_attempt(a, where=f"{folder}/attempts/{a['attempt_id']}.json",
                                       section_id=_anchor(n, a["attempt_id"]), files=True) for a in attempts)
-    return (f'<h2 id="iteration-{n}">Iteration {n}: training pass@1 {_rate(entry["train"])}</h2>'
+    return (f'<h2 id="iteration-{n}">Iteration {n}: training pass@1 {_rate(entry.get("train"))}</h2>'
             f'<p><a href="{anchor(folder)}/report.html">its evaluation report</a> · {cells}</p>{sections}\n')
 
 

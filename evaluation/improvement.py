@@ -6,22 +6,24 @@ evaluate the current LoopSettings on the training tasks (evaluation/runner.py, i
 otherwise ask the improver for the next settings; an iteration that proposes no change ends the
 loop (stagnation). The held-out tasks never reach the improver: the starting and the final
 configurations are both evaluated on them, in `OUT/holdout-start/` and `OUT/holdout-final/`, so
-a configuration that only fits the training tasks shows. `OUT/improvement.json` is rewritten
-after every iteration, and the report after every attempt.
+a configuration that only fits the training tasks shows. An iteration counts only the slots it
+chose (its tasks x --attempts), whatever else its folder holds. `OUT/improvement.json` is
+rewritten after every decision and every iteration, and the report after every attempt; an OUT
+that holds this improvement is resumed with its recorded decisions, and a finished one is left
+as it is (evaluation/improvement_record.py).
 
 What this file deliberately is not: an improver (improver.py and prompt_improver.py propose the
 changes) or a replay (improvement_replay.py re-derives a finished one).
 """
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_loop import LoopSettings
 from evaluation import improver, prompt_improver
-from evaluation.folder import FolderProblem
 from evaluation.improve_report import write_improvement_report
+from evaluation.improvement_record import entry, new_record, resumed, save
 from evaluation.runner import Evaluation, evaluate
-from workspace.files import write_atomic
+from runs.printer import clean
 
 
 @dataclass(frozen=True)
@@ -47,31 +49,35 @@ class LostAttempts(Exception):
 
 
 def run_improvement(plan, info, commit, dirty, prompt_chat=None, say=print):
-    """Run the outer loop; return the improvement record (improvement.json)."""
-    record = _resumed(plan) or {"start": plan.start.recorded(), "improver": plan.improver, "iterations": [],
-                                "stopped": None, "final": None, "holdout": None,
-                                "tasks_dir": None if plan.tasks_dir is None else str(plan.tasks_dir)}
-    done, settings, changes, answer = record["iterations"], plan.start, [], None
+    """Run the outer loop, or go on with the one in OUT; return the improvement record."""
+    record = resumed(plan)
+    if record is not None and record["final"] is not None:
+        say(f"{plan.out} holds a finished improvement (stopped: {record['stopped']}): nothing to run")
+        return record
+    record = record or new_record(plan)
+    entries, decision = record["iterations"], (plan.start, [], None)
     for n in range(1, plan.iterations + 1):
-        if n <= len(done):  # resumed: the recorded decision stands (a model would answer anew)
-            settings = LoopSettings.from_recorded(done[n - 1]["settings"])
-            changes, answer = done[n - 1]["changes"], done[n - 1].get("prompt_answer")
-        say(f"=== iteration {n}: {describe(changes) or 'the starting configuration'}")
+        if n > len(entries):  # kept before it is evaluated: a resume never asks the improver again
+            entries.append(entry(n, *decision))
+            save(plan.out, record)
+        settings = LoopSettings.from_recorded(entries[n - 1]["settings"])
+        say(f"=== iteration {n}: {clean(describe(entries[n - 1]['changes'])) or 'the starting configuration'}")
         result = _evaluate(plan, f"iteration-{n}", plan.train, settings, info, commit, dirty, record, say)
-        entry = {"n": n, "settings": settings.recorded(), "changes": changes, "train": _rates(result),
-                 "folder": f"iteration-{n}", **({"prompt_answer": answer} if answer else {})}
-        record["iterations"][n - 1:] = [entry]
-        _save(plan, record)
-        stop = _stop_reason(plan, n, entry["train"]["pass@1"])
+        entries[n - 1]["train"] = _rates(result)
+        save(plan.out, record)
+        if n < len(entries):
+            continue  # the next iteration is recorded: the decision to go on stands
+        stop = record["stopped"] or _stop_reason(plan, n, entries[n - 1]["train"]["pass@1"])
         if stop is None:
-            settings, changes, answer = next_settings(plan, settings, result["attempts"], prompt_chat)
-            stop = None if changes else "no_change"
+            decision = next_settings(plan, settings, result["attempts"], prompt_chat)
+            stop = None if decision[1] else "no_change"
         if stop:
             record["stopped"] = stop
+            save(plan.out, record)
             break
-    record["final"] = record["iterations"][-1]["settings"]
+    record["final"] = entries[-1]["settings"]
     record["holdout"] = _holdout(plan, record, info, commit, dirty, say)
-    _save(plan, record)
+    save(plan.out, record)
     return record
 
 
@@ -99,7 +105,7 @@ def next_settings(plan, settings, attempts, prompt_chat):
 
 def _evaluate(plan, folder, tasks, settings, info, commit, dirty, record, say):
     evaluation = Evaluation(plan.out / folder, tasks, plan.attempts, settings, plan.model, plan.model_args,
-                            "settings" if plan.scripted else None, plan.jobs)
+                            "settings" if plan.scripted else None, plan.jobs, whole_folder=False)
     result = evaluate(evaluation, info, commit, dirty, say,
                       on_attempt=lambda attempts: write_improvement_report(plan.out, record, running=True))
     if result["lost"]:
@@ -137,26 +143,3 @@ def describe(changes):
         text = " ".join(value) if isinstance(value, list) else str(value)
         return text if len(text) <= 30 else text[:27] + "..."
     return ", ".join(f"{c['field']} {short(c['from'])} → {short(c['to'])}" for c in changes)
-
-
-def _resumed(plan):
-    """An interrupted (or finished) improvement in OUT made from the same start, to go on from."""
-    path = plan.out / "improvement.json"
-    if not path.exists():
-        return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        same = (LoopSettings.from_recorded(record["start"]) == plan.start and record["improver"] == plan.improver
-                and isinstance(record["iterations"], list))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        raise FolderProblem(f"{path} cannot be read; pass a new --out") from None
-    if not same:
-        raise FolderProblem(f"{plan.out} holds an improvement from another start or improver; pass a new --out")
-    return {**record, "stopped": None, "final": None, "holdout": None}
-
-
-def _save(plan, record):
-    plan.out.mkdir(parents=True, exist_ok=True)
-    public = {key: value for key, value in record.items() if not key.startswith("_")}
-    write_atomic(plan.out / "improvement.json", json.dumps(public, indent=1, ensure_ascii=False) + "\n")
-    write_improvement_report(plan.out, public, running=record["stopped"] is None)

@@ -34,6 +34,10 @@ class Evaluation:
     model_args: object = None  # the parsed model flags, for each worker to build its adapter
     scripted: str = None    # None, "plan" (evaluate.py --scripted) or "settings" (improve.py --scripted)
     jobs: int = 1
+    # True (evaluate.py): the summary and the report cover every finished attempt in the folder,
+    # so a resume with fewer tasks adds, never shrinks. False (improve.py): only the chosen slots
+    # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
+    whole_folder: bool = True
 
 
 def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
@@ -45,11 +49,11 @@ def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
     try:
         folder.claim(evaluation.settings, evaluation.model)
         todo = _plan(folder, evaluation, say)
-        finished = folder.finished(evaluation.settings)
+        finished = _counted(folder, evaluation)
         say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
             f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, {evaluation.jobs} at once")
         lost = _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt)
-        attempts = sorted(folder.finished(evaluation.settings), key=order)
+        attempts = sorted(_counted(folder, evaluation), key=order)
         summary = _write(folder, evaluation, attempts + lost, info, commit, dirty)
         return {"summary": summary, "attempts": attempts, "lost": lost}
     finally:
@@ -69,9 +73,18 @@ def _plan(folder, evaluation, say):
     return todo
 
 
+def _counted(folder, evaluation):
+    """The finished attempts this evaluation counts: the folder's, or only its chosen slots'."""
+    found = folder.finished(evaluation.settings)
+    if evaluation.whole_folder:
+        return found
+    chosen = {f"{task.name}-{k}" for task in evaluation.tasks for k in range(1, evaluation.attempts + 1)}
+    return [attempt for attempt in found if attempt["attempt_id"] in chosen]
+
+
 def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
     """Run the slots in workers; after each, a progress line and a fresh summary and report."""
-    before, done, lost = folder.finished(evaluation.settings), [], []
+    before, done, lost = _counted(folder, evaluation), [], []
     total = len(before) + len(todo)
 
     def finished(job, result, error):
@@ -114,13 +127,13 @@ def progress_line(attempt, done, total, so_far):
     """One line per finished attempt, with the running pass rate."""
     graded = [a for a in so_far if "grades" in a]
     rate = f"{sum(a['verdict'] == 'repaired' for a in graded)}/{len(graded)} repaired so far"
-    head = f"[{done:>3}/{total}] {attempt['attempt_id']:<28}"
+    head = f"[{done:>3}/{total}] {clean(str(attempt['attempt_id'])):<28}"
     if "infra_failure" in attempt:
         return f"{head} infra failure: {clean(attempt['infra_failure'])[:120]}  ({rate})"
     flag = "  (claim contradicted)" if attempt["claim"]["contradicted"] else ""
     turns = sum(e["type"] == "model_start" for e in attempt["events"])
     tokens = f" {attempt['prompt_tokens']:>6} prompt tokens" if isinstance(attempt.get("prompt_tokens"), int) else ""
-    return (f"{head} {attempt['verdict']:<13} {attempt['stop']['reason']:<22} {turns} turns "
+    return (f"{head} {clean(attempt['verdict']):<13} {clean(attempt['stop']['reason']):<22} {turns} turns "
             f"{attempt['seconds']:6.1f} s{tokens}  ({rate}){flag}")
 
 

@@ -136,15 +136,19 @@ def loop_settings(recording):
 
 def save(path, recording):
     """Write a recording atomically, readable by people and diff tools, whatever it holds."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json_text(recording) + "\n")
+
+
+def json_text(value):
+    """`value` as indented JSON that is valid UTF-8, whatever text it holds."""
     try:
-        text = json.dumps(recording, indent=1, ensure_ascii=False)
+        text = json.dumps(value, indent=1, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        text = json.dumps(_bounded(recording), indent=1, ensure_ascii=False)
+        text = json.dumps(_bounded(value), indent=1, ensure_ascii=False)
     # A lone surrogate (a model can stream "\ud800") cannot be UTF-8: keep it as a JSON
     # escape, which loads back as the very same string.
-    text = re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", text)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text + "\n")
+    return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def load(path):

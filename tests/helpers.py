@@ -22,6 +22,11 @@ FIX_OLD, FIX_NEW = _FIX["old"], _FIX["new"]
 
 FIX = call("replace_text", old=FIX_OLD, new=FIX_NEW)
 
+# improve.py's shared climb (the `climbed` fixture, conftest.py): two training tasks, one held out.
+IMPROVE_TRAIN, IMPROVE_HOLDOUT = ("path_rules", "discount_percent"), "refund_limit"
+IMPROVE_FLAGS = ("--scripted", "--start", "weak", "--tasks", ",".join([*IMPROVE_TRAIN, IMPROVE_HOLDOUT]),
+                 "--holdout", IMPROVE_HOLDOUT, "--jobs", "2")
+
 TASK = "Make the failing test in tests/test_path_rules.py pass."
 # The quickest real tool call, for tests that are about the loop rather than about pytest.
 READ = call("read_file", path="path_rules.py")

@@ -9,12 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import evaluate
 from agent_loop import LoopSettings
 from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording import load, save
-from workspace.task_catalog import task_names
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 # path_rules: attempt 1 repairs, attempt 2 only claims to; refund_limit: 1 fails, 2 repairs.
@@ -50,11 +51,16 @@ def test_a_resumed_folder_counts_only_attempts_that_fit_their_slot(tmp_path, cap
     damaged["grades"]["verdict"] = "repaired"
     save(attempts / "path_rules-2.json", damaged)
     (attempts / "refund_limit-2.json").write_text("{not json")
+    stopless = json.loads((attempts / "refund_limit-1.json").read_text())  # a recording still, but no `stop`
+    del stopless["stop"]
+    (attempts / "refund_limit-1.json").write_text(json.dumps(stopless))
     capsys.readouterr()
     assert run(out, *TWO_BY_TWO) == 0
     printed = capsys.readouterr().out
-    assert "path_rules-2.json is damaged" in printed and "refund_limit-2.json cannot be read" in printed
-    assert "2 to run" in printed and summary(out)["overall"]["repaired"] == 2
+    assert "path_rules-2.json is damaged (its grades" in printed and "refund_limit-2.json cannot be read" in printed
+    assert "refund_limit-1.json is damaged (its stop: missing, or not what an attempt holds): running it again" in printed
+    assert "3 to run" in printed and summary(out)["overall"]["repaired"] == 2
+    assert "stop" in load(attempts / "refund_limit-1.json")
 
 
 def test_an_attempt_made_with_other_settings_does_not_count(tmp_path, capsys):
@@ -104,39 +110,73 @@ def test_the_folder_compares_typed_settings(tmp_path):
             raise AssertionError(f"{other} was accepted")
 
 
-def _die_in_the_second_item(item):
+def _killed_in_the_second_item(item):
     if item == 2:
-        os._exit(9)  # as the kernel's out-of-memory killer would end it: no cleanup, no result
-    time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer ends it: no cleanup, no answer
+    time.sleep(0.2)
     return item
 
 
-def test_a_worker_that_dies_loses_attempts_and_says_so():
+def test_a_worker_that_dies_loses_only_its_own_attempt():
     outcomes = []
-    run_in_workers(1, _die_in_the_second_item, [1, 2, 3], lambda item, result, error: outcomes.append(
-        (item, result, type(error).__name__ if error else None)))
-    assert (1, 1, None) in outcomes
-    assert {item for item, _, error in outcomes if error == "BrokenProcessPool"} == {2, 3}
+    run_in_workers(2, _killed_in_the_second_item, [1, 2, 3, 4, 5, 6], lambda item, result, error: outcomes.append(
+        (item, result, str(error) if error else None)))
+    assert sorted(outcomes) == [(1, 1, None), (2, None, "the worker process was killed by SIGKILL during this attempt"),
+                                (3, 3, None), (4, 4, None), (5, 5, None), (6, 6, None)]
 
 
-def test_sigterm_stops_every_worker_and_leaves_no_task_copy(tmp_path):
-    scratch = tmp_path / "tmp"
+def test_an_evaluation_whose_worker_is_killed_loses_that_attempt_alone(tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), *TWO_BY_TWO, "--out", str(out)],
+                               cwd=HERE, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ends, workers = time.monotonic() + 60, []
+    while len(workers) < 2 and process.poll() is None and time.monotonic() < ends:
+        time.sleep(0.05)
+        workers = [pid for pid in _children(process.pid) if _is_worker(pid)]
+    time.sleep(0.2)  # each worker is handed its attempt as it starts
+    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer would
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and err.startswith("error: 1 attempt(s) were lost"), err
+    assert summary(out)["infra_failures"] == 1 and summary(out)["overall"]["attempts"] == 3
+
+
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_a_stop_sends_no_new_request_leaves_nothing_running_and_keeps_what_finished(fake_openai, tmp_path, stop):
+    """Two workers: one attempt finishes, then both wait on a request the server holds open.
+    Ctrl-C (to the whole process group, as a terminal sends it) or SIGTERM (to the main process
+    only, which must stop its workers itself): no request after it, every worker gone, no task
+    copy left, the finished attempt kept."""
+    from testing.fake_openai import KEEP_ALIVE, Forever
+    from testing.fake_openai import text as sse_text
+    fake_openai.play(sse_text("Done."), *[[Forever(KEEP_ALIVE, at_most=60)]] * 6)
+    scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--scripted", "--attempts", "6",
-                                "--jobs", "2", "--out", str(tmp_path / "out")], cwd=HERE, text=True,
-                               env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert process.stdout.readline().startswith("evaluating scripted")
-    assert process.stdout.readline().startswith(f"[  1/{len(task_names()) * 6}]")
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--api", "openai", "--base-url",
+                                fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules",
+                                "--attempts", "6", "--verify-finish", "0", "--jobs", "2", "--out", str(out)],
+                               cwd=HERE, text=True, start_new_session=True, env={**os.environ, "TMPDIR": str(scratch)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ends = time.monotonic() + 60
+    while len(fake_openai.requests) < 3 and process.poll() is None and time.monotonic() < ends:
+        time.sleep(0.05)
+    assert len(fake_openai.requests) == 3, process.communicate(timeout=30)  # one answered, two held open
     workers = _children(process.pid)
     assert workers, "no worker process was found"
-    process.send_signal(signal.SIGTERM)  # the main process only: it must stop its workers itself
+    if stop == "ctrl-c":
+        os.killpg(process.pid, signal.SIGINT)
+    else:
+        process.send_signal(signal.SIGTERM)
+    started = time.monotonic()
     _, err = process.communicate(timeout=30)
-    assert process.returncode == 130 and "interrupted: finished attempts are kept" in err
-    ends = time.monotonic() + 10
+    assert len(fake_openai.requests) == 3, "a model request came after the signal"
+    assert process.returncode == 130 and time.monotonic() - started < 10  # wide: it catches a hang
+    assert err.strip().splitlines()[-1].startswith("interrupted: finished attempts are kept")
+    ends = time.monotonic() + 10  # the workers are gone; multiprocessing's resource tracker follows its parent
     while any(_alive(pid) for pid in workers) and time.monotonic() < ends:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in workers)
     assert [p.name for p in scratch.iterdir() if p.name.startswith("coding-loop-")] == []
+    assert len(list((out / "attempts").iterdir())) == 1
 
 
 def _children(pid):
@@ -148,6 +188,13 @@ def _children(pid):
         except (OSError, IndexError):
             continue
     return found
+
+
+def _is_worker(pid):
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _alive(pid):

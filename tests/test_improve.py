@@ -8,20 +8,9 @@ import shutil
 import pytest
 
 import improve
-from evaluation import improvement
+from evaluation import improvement, prompt_improver
 from tests.browser import CHROMIUM, chromium, needs_chromium
-from workspace import pytest_run
-
-TRAIN, HOLDOUT = ("path_rules", "discount_percent"), "refund_limit"
-FLAGS = ("--scripted", "--start", "weak", "--tasks", ",".join([*TRAIN, HOLDOUT]), "--holdout", HOLDOUT, "--jobs", "2")
-
-
-@pytest.fixture(scope="module")
-def climbed(tmp_path_factory):
-    """One whole outer loop, shared by the tests that read it (it costs a few seconds of pytest)."""
-    out = tmp_path_factory.mktemp("improvement") / "out"
-    assert improve.main([*FLAGS, "--out", str(out)]) == 0
-    return out, json.loads((out / "improvement.json").read_text())
+from tests.helpers import IMPROVE_HOLDOUT as HOLDOUT  # `climbed` (conftest.py) climbs with IMPROVE_FLAGS
 
 
 def test_the_weak_start_fails_and_the_rules_climb_to_the_target(climbed):
@@ -65,23 +54,6 @@ def test_a_finished_improvement_replays_and_a_doctored_one_does_not(climbed, tmp
     assert "iteration 1: the improver now proposes" in capsys.readouterr().out
 
 
-def test_a_served_replay_runs_no_pytest_and_still_catches_a_doctored_attempt(climbed, tmp_path, capsys, monkeypatch):
-    out, _ = climbed
-    doctored = tmp_path / "doctored"
-    shutil.copytree(out, doctored)
-    attempt = sorted((doctored / "iteration-1/attempts").glob("*.json"))[0]
-    recording = json.loads(attempt.read_text())
-    for stopped in (recording["stop"], recording["events"][-1]):  # claimed to stop another way
-        stopped["reason"] = "deadline" if stopped["reason"] != "deadline" else "max_turns"
-    attempt.write_text(json.dumps(recording))
-    monkeypatch.setattr(pytest_run, "run_bounded", lambda *a, **k: pytest.fail("a served replay ran pytest"))
-    assert improve.main(["--replay", str(doctored), "--served"]) == 1
-    assert f"iteration 1: {attempt.name}" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        improve.main(["--served", "--scripted"])
-    assert "--served goes with --replay DIR" in capsys.readouterr().err
-
-
 @needs_chromium
 def test_the_report_shows_the_climb_in_a_real_browser(climbed, tmp_path):
     out, record = climbed
@@ -109,12 +81,32 @@ def test_the_iterations_bound_and_stagnation_stop_the_loop(tmp_path, monkeypatch
     assert record["stopped"] == "no_change" and len(record["iterations"]) == 1 and record["holdout"] is None
 
 
-def test_the_model_improver_records_its_raw_answer_and_keeps_the_rules(tmp_path):
-    assert improve.main([*ONE_TASK, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")]) == 0
+def test_the_model_improver_records_its_raw_answer_keeps_the_rules_and_is_never_asked_again(tmp_path, monkeypatch):
+    """Stopped while iteration 2 is evaluated, the model's answer is already recorded; the resume
+    and a run of the finished improvement never ask the model again."""
+    flags, real_evaluate = [*ONE_TASK, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")], \
+        improvement.evaluate
+
+    def stopped_in_iteration_2(evaluation, *args, **kwargs):
+        if evaluation.out.name == "iteration-2":
+            raise KeyboardInterrupt
+        return real_evaluate(evaluation, *args, **kwargs)
+    monkeypatch.setattr(improvement, "evaluate", stopped_in_iteration_2)
+    assert improve.main(flags) == 130
     second = json.loads((tmp_path / "m/improvement.json").read_text())["iterations"][1]
     assert second["prompt_answer"] == {"raw": improve.SCRIPTED_PROMPT, "accepted": True, "why": None}
-    system = [c for c in second["changes"] if c["field"] == "system"][0]
-    assert system["to"].startswith(improve.SCRIPTED_PROMPT) and "Tool results are data" in system["to"]
+    assert second["train"] is None  # decided, not yet evaluated
+    monkeypatch.setattr(improvement, "evaluate", real_evaluate)
+    asked = []
+    monkeypatch.setattr(improve, "_scripted_prompt_chat", lambda: lambda *request: asked.append(request) or iter([]))
+    for _ in range(2):  # the resume, then the same command on the finished improvement
+        assert improve.main(flags) == 0
+    assert asked == []
+    record = json.loads((tmp_path / "m/improvement.json").read_text())
+    assert record["iterations"][1]["prompt_answer"] == second["prompt_answer"] and record["stopped"] == "target"
+    system = [c for c in record["iterations"][1]["changes"] if c["field"] == "system"][0]
+    assert system["to"].startswith(improve.SCRIPTED_PROMPT) and system["to"].endswith(
+        "\n".join(prompt_improver.NON_NEGOTIABLE))
 
 
 def test_bad_flags_are_one_line(capsys):

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import evaluate
+import improve
 import record_run
 import replay
 from repo_tools import RepoTools
@@ -125,6 +127,23 @@ def test_an_unknown_task_or_folder_names_what_there_is(tmp_path):
         load_task("halving", tmp_path)
     with pytest.raises(ValueError, match=r"tasks: \(none\)$"):
         load_task("doubling", tmp_path / "missing")
+
+
+@pytest.mark.parametrize("name", ["owned\x1b]0;title\x07", "\u202eyp.evil", "c1\x9b2J", "del\x7f", "-flag", "ünï"])
+def test_a_task_folder_named_outside_a_plain_character_set_is_refused_in_one_line(tmp_path, capsys, name):
+    """A task's name is printed (progress lines, tables) and is part of each attempt's file name."""
+    make_task(tmp_path)
+    make_task(tmp_path, name)
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--scripted", "--tasks-dir", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    assert improve.main(["--scripted", "--tasks-dir", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2
+    for err in errors:
+        assert err.startswith("error: a task folder in ") and "rename the folder" in err
+        assert err.isascii() and err.isprintable(), err
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_shipped_sample_keeps_its_repository_in_sample_repo():

@@ -26,6 +26,8 @@ The conventions the tutorial follows, and that these checks rely on:
   "`recordings/NAME.json` (stop `REASON`, verdict `VERDICT`)" matches that recording, and so
   does every row of a table with "stop" and "verdict" columns (its other columns too).
 - The plain claims about the live model (CLAIMS) hold for every live recording.
+- Every count of recordings the prose states ("Eight live recordings", "Three of those", "of 19
+  runs recorded") is one COUNTS knows, and it is the count the shipped recordings give.
 
 The last tests break a copy of the tutorial on purpose, one way per check, to show each check
 can fail.
@@ -39,10 +41,12 @@ import json
 import re
 import shlex
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 import replay
+from agent_loop import LEVERS
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 TUTORIAL = HERE / "TUTORIAL.md"
@@ -89,6 +93,52 @@ CLAIMS = {
     "with the levers off, the check never fired": lambda recordings: not any(
         e.get("by_harness") for r in _levers_off(recordings) for e in r["events"]),
 }
+# Counts the tutorial states about the shipped recordings: a phrase of the flattened, lower-case
+# prose with {n} where the count stands, and the true count. Every such count must be here: a
+# number of recordings (or runs, or "N of those") anywhere else in the prose is a problem.
+NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                "fifteen sixteen seventeen eighteen nineteen twenty").split()
+COUNT = r"(\d+|" + "|".join(NUMBER_WORDS) + r")"
+UNCHECKED = re.compile(rf"\b{COUNT} (?:(?:live|other|more|shipped) )?(?:recordings|runs recorded)\b"
+                       rf"|\b{COUNT} of (?:those|them)\b")
+
+
+def _live(folder=None):
+    return [recording(path.relative_to(HERE / "recordings").as_posix()) for path in LIVE
+            if folder is None or path.parent.name == folder]
+
+
+def _measured_with_levers():
+    return [json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted(HERE.glob("measurements/record-levers/*.json"))]
+
+
+@functools.cache
+def _changed_by_a_format_error_limit_of_two():
+    """Exercise 2: the live recordings `python replay.py --served` no longer replays as recorded."""
+    from loop import turn_policy
+    with mock.patch.object(turn_policy, "FORMAT_ERROR_LIMIT", 2):
+        return sum(bool(replay.replay(path, served=True)["differences"]) for path in LIVE
+                   if path.parent.name == "recordings")
+
+
+COUNTS = {
+    r"{n} live recordings come from": lambda: len(LIVE),
+    r"{n} were made with the levers off": lambda: len(_levers_off(_live())),
+    r"{n} of those are in `recordings/`": lambda: len(_levers_off(_live("recordings"))),
+    r"{n} are in `recordings/superseded/`": lambda: len(_live("superseded")),
+    r"this change made {n} live recordings untrue": lambda: len(_live("superseded")),
+    r"{n} of them asked for `--verify-finish 2`": lambda: sum(
+        r["settings"]["verify_finish"] == 2 for r in _levers_off(_live())),
+    r"the other {n} recordings ran with every lever on": lambda: sum(
+        all(r["settings"].get(key) == value for key, value in LEVERS.items()) for r in _live()),
+    r"of {n} runs recorded this way": lambda: len(_measured_with_levers()),
+    r"\(the readme counts them\), {n} repaired": lambda: sum(r["verdict"] == "repaired" for r in _measured_with_levers()),
+    r"{n} live recordings change too": _changed_by_a_format_error_limit_of_two,
+    r"why those {n}\?": _changed_by_a_format_error_limit_of_two,
+}
+
+
 # Table columns and how to read each one from a recording.
 COLUMNS = {
     "stop": lambda r: r["stop"]["reason"],
@@ -428,11 +478,28 @@ def claim_problems(prose):
             for claim, holds in CLAIMS.items() if claim in flat and not holds(recordings)]
 
 
+def count_problems(prose):
+    """Each count COUNTS knows that the prose states wrongly, and each count of recordings it
+    states that COUNTS does not know."""
+    flat, problems, checked = " ".join(prose.split()).lower(), [], []
+    for phrase, truth in COUNTS.items():
+        for match in re.finditer(phrase.replace("{n}", COUNT), flat):
+            checked.append(match.span())
+            stated = int(match.group(1)) if match.group(1).isdigit() else NUMBER_WORDS.index(match.group(1))
+            if stated != truth():
+                problems.append(f"the tutorial says {match.group()!r}; the recordings say {truth()}")
+    for match in UNCHECKED.finditer(flat):
+        if not any(start <= match.start() and match.end() <= end for start, end in checked):
+            problems.append(f"the tutorial counts recordings in {flat[match.start():match.end() + 40]!r}, "
+                            "which no test checks: add the phrase to COUNTS in tests/test_tutorial.py")
+    return problems
+
+
 def problems(text):
     """Everything in `text` (a tutorial) that is not true of this repository."""
     prose, blocks, found = parse(text)
     return (found + block_problems(blocks) + prose_problems(prose)
-            + recording_problems(text, prose) + claim_problems(prose))
+            + recording_problems(text, prose) + claim_problems(prose) + count_problems(prose))
 
 
 def readme_problem(readme_text, lines=10):
@@ -469,6 +536,14 @@ def test_the_plain_claims_about_the_live_model_hold_and_are_made(tutorial):
     prose = " ".join(parse(tutorial)[0].split()).lower()
     assert claim_problems(parse(tutorial)[0]) == []
     assert "never made a native tool call" in prose and "never repaired the sample" in prose
+
+
+def test_every_count_of_the_shipped_recordings_holds_and_is_checked(tutorial):
+    prose = parse(tutorial)[0]
+    assert count_problems(prose) == []
+    flat = " ".join(prose.split()).lower()
+    unused = [phrase for phrase in COUNTS if not re.search(phrase.replace("{n}", COUNT), flat)]
+    assert unused == [], "the tutorial no longer states these counts: take them out of COUNTS"
 
 
 def test_the_readme_links_the_tutorial_in_its_first_lines():
@@ -510,6 +585,10 @@ DOCTORED = [
     ("`tests/test_levers.py::test_an_edit_that_changes_nothing_is_refused`",
      "`tests/test_levers.py::test_an_edit_that_changes_nothing`", "is no test"),
     ("--jobs 1 --out /tmp/tut-imp\n", "--workers 1 --out /tmp/tut-imp\n", "nor taken by its own parser"),
+    ("Three live recordings change too", "Two live recordings change too", "the recordings say 3"),
+    ("Eight live recordings", "Nine live recordings", "the recordings say 8"),
+    ("of 19\nruns recorded", "of 18\nruns recorded", "the recordings say 19"),
+    ("\n## 10. Exercises", "\nFour recordings are new.\n\n## 10. Exercises", "which no test checks"),
 ]
 
 

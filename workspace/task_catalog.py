@@ -5,20 +5,21 @@
 `--tasks-dir`). `task_names(tasks_dir)` lists the tasks; `load_task(name, tasks_dir)` reads and
 checks one and returns a `Task`; `fresh_copy(task, folder)` copies its pristine repository.
 
-A task folder is untrusted input (someone else's folder, or a shared one), so `load_task`
-checks everything once, and any problem is one ValueError line naming the task and the field:
-every path is plain, relative, inside `repo/`, an existing regular file, and neither a link nor
-under one; the repository holds no links at all; an editable file is a module that is neither a
-test nor test configuration (editing a conftest.py could make the tests pass with the code
-unfixed). A `"repo"` field may name another folder, relative, without links, inside DIR; the
-shipped catalog alone may point anywhere inside the project, so the sample task `path_rules`
-keeps its repository at `sample_repo/`.
+A task folder is untrusted input (someone else's, or a shared one). Its name is plain
+(PLAIN_NAME: it is printed, and part of each attempt's file name); `load_task` checks the rest
+once, and any problem is one ValueError line naming the task and the field: every path is plain,
+relative, inside `repo/`, an existing regular file, neither a link nor under one; the repository
+holds no links; an editable file is a module, never a test or test configuration (editing a
+conftest.py could make the tests pass unfixed). A `"repo"` field may name another folder inside
+DIR, without links; only the shipped catalog may point elsewhere in the project (the sample task
+`path_rules` keeps its repository at `sample_repo/`).
 
-What this file deliberately is not: a grader (verdict.py is) or a place that knows the fix.
-The `solution.json` beside a task is for the scripted attempts and the tests, never the model.
+What this file deliberately is not: a grader (verdict.py is) or a place that knows the fix
+(`solution.json` beside a task is for the scripted attempts and the tests, never the model).
 """
 import json
 import os
+import re
 import shutil
 import stat
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ TEST_FOLDER = "tests/"
 TEST_CONFIG = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "setup.py", "pyproject.toml",
                "sitecustomize.py", "usercustomize.py"}
 MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
+PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a task folder's name: printable, one shell word
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,11 @@ def is_test_or_config(path):
 
 
 def task_names(tasks_dir=None):
-    """Every task folder with a task.json, the sample first."""
+    """Every task folder with a task.json, the sample first; a name outside PLAIN_NAME is a ValueError."""
     names = sorted(p.parent.name for p in _folder(tasks_dir).glob("*/task.json"))
+    for name in (name for name in names if not PLAIN_NAME.fullmatch(name)):
+        raise ValueError(f"a task folder in {_folder(tasks_dir)} is named {ascii(name)[:80]}: a task's name may "
+                         "hold only letters, digits, '_', '.' and '-' (not first); rename the folder")
     return sorted(names, key=lambda name: name != SAMPLE_TASK)
 
 
@@ -175,11 +180,10 @@ def _odd_entry(repo):
 
 
 def fresh_copy(task, folder):
-    """Copy the task's pristine repository into `folder`/repo and return the copy's path.
-    Modes are opened up (files 0644, or 0755 when executable; folders 0755) so the sandboxed
-    user can read them. A link is copied as a link, never followed, so no outside file's text
-    gets in (and no chmod goes through it); one that appeared since the task was checked is
-    then refused."""
+    """Copy the task's pristine repository into `folder`/repo and return the copy's path. Modes
+    are opened up (files 0644, or 0755 when executable; folders 0755) for the sandboxed user. A
+    link is copied as a link, never followed (no outside text gets in, no chmod goes through
+    it), and one that appeared since the task was checked is refused."""
     copy = Path(shutil.copytree(task.repo, Path(folder) / "repo", symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")))
     problem = _odd_entry(copy)
