@@ -22,7 +22,7 @@ a str, and it is linear in the reply's length.
 import re
 import textwrap
 
-from loop.text_edits_code import is_test_name, outline, problem, python_edits
+from loop.text_edits_code import is_test_name, outline, problem, python_edits, read_editable
 from loop.text_edits_diff import HEADER, file_diffs, hunk_edit
 from loop.text_edits_names import FileNames
 
@@ -132,16 +132,17 @@ class _Reply:
     def owner_of(self, code):
         """The one editable file that defines a name this (broken) block defines, if any."""
         names = set(DEFINED.findall(code))
-        owners = [path for path, (found, _) in self.outlines().items() if found and names & set(found.defs)]
+        owners = [path for path, file in self.outlines().items() if file.outline and names & file.defined]
         return owners[0] if len(owners) == 1 else None
 
     # --- The results, each applied to the working copy before the next is read ---
 
     def outlines(self):
-        """{path: (its outline or None, its text)}, parsed again only when an edit changed it."""
+        """{path: its EditableFile}, read again only when an edit changed it (at most
+        MAX_RESULTS times a reply), so no block costs a pass over a file: linear."""
         for path, text in self.files.items():
-            if path not in self._outlines or self._outlines[path][1] is not text:
-                self._outlines[path] = (outline(text)[0], text)
+            if path not in self._outlines or self._outlines[path].text is not text:
+                self._outlines[path] = read_editable(text)
         return self._outlines
 
     def add(self, result):
