@@ -61,6 +61,20 @@ CORPUS = [
      ' {"name": "run_tests", "arguments": {}}]\n```', [READ, RUN]),
     ("json_fence_objects_in_a_row", '```json\n{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n'
      '{"name": "run_tests"}\n```', [READ, RUN]),
+    # Seen from a small model under fix.py: JSON objects one per line, under a `# tools` comment
+    # line (in python fences it wrote Python calls under `# tools` lines the same way).
+    ("json_lines_under_tools_comment", "I will read the module, then run the tests.\n\n```json\n# tools\n"
+     '{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n{"name": "run_tests", "arguments": {}}\n```',
+     [READ, RUN]),
+    ("json_lines_under_tools_comment_python_fence", '```python\n# tools\n{"name": "read_file", "arguments": '
+     '{"path": "path_rules.py"}}\n# tools\n{"name": "run_tests", "arguments": {}}\n```', [READ, RUN]),
+    ("json_lines_under_tools_comment_unlabelled", '```\n# tools\n{"name": "run_tests", "arguments": {}}  # then read\n'
+     '{"name": "read_file", "parameters": {"path": "path_rules.py"}}\n```', [RUN, READ]),
+    ("python_calls_under_tools_comments", '```python\n# tools\nread_file("path_rules.py")\n# tools\nrun_tests()\n```',
+     [READ, RUN]),
+    ("json_lines_broken_under_tools_comment", '```json\n# tools\n{"name": "read_file", "arguments": {"path": "x.py"\n```',
+     [("read_file", '{"path": "x.py"')]),
+    ("comment_then_prose_in_json_fence", '```json\n# Steps: read_file, then run_tests\nFirst I read it.\n```', []),
     # 6. The whole reply is one bare JSON object (qwen2.5-coder, llama3.1 via /v1).
     ("bare_json", '{"name": "read_file", "arguments": {"path": "path_rules.py"}}', [READ]),
     ("bare_json_then_prose", '{"name": "run_tests", "arguments": {}}\nThis runs the tests.', [RUN]),
@@ -180,6 +194,9 @@ def test_only_the_given_tools_count():
     "call:" * 20_000 + "read_file",                             # Gemma openers without a name
     "`a``" * 25_000 + "<tool_call>read_file",                   # inline code that never closes
     "`x` " * 25_000 + "call:read_file{}",                       # thousands of inline code spans
+    "```json\n" + "# tools\n" * 20_000 + "read_file\n```",      # comment lines with no call after them
+    "```json\n#" + " read_file" * 10_000 + "\n```",              # one comment line of 100 KB
+    "```python\n" + '# tools\n{"name": "run_tests"}\n' * 4_000 + "```",  # thousands of commented calls
 ])
 def test_adversarial_100_kb_reply_returns_quickly(reply):
     """A wide bound: this catches a hang or quadratic backtracking, it does not time speed."""
