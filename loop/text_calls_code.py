@@ -17,6 +17,7 @@ import json
 import re
 from itertools import islice
 
+from loop.tool_checks import nests_too_deep
 from loop.turn_policy import MAX_CALLS_PER_TURN
 
 # One past what the loop runs in a turn, so it still tells the model it wrote too many; a
@@ -54,11 +55,14 @@ def json_calls(text, tools, repair):
 
 
 def json_prefix(text, pos):
-    """(the JSON value that starts at pos, where it ends), or None."""
+    """(the JSON value that starts at pos, where it ends), or None. A value nested deeper than
+    any tool's arguments (tool_checks.MAX_NESTING) counts as unreadable too: a call made of it
+    keeps its raw text, which the loop refuses by name, and nothing later chokes on it."""
     try:
-        return DECODER.raw_decode(text, pos)
-    except (ValueError, RecursionError):  # bad JSON, too-long ints, nesting too deep
+        value, end = DECODER.raw_decode(text, pos)
+    except (ValueError, RecursionError):  # bad JSON, too-long ints, nesting too deep for json
         return None
+    return None if nests_too_deep(value) else (value, end)
 
 
 def _call_from_object(obj, tools):

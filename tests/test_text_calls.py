@@ -8,6 +8,7 @@ import time
 import pytest
 
 from loop.text_calls import find_text_calls
+from loop.tool_checks import argument_problem
 
 
 def schema(name, *params):
@@ -240,3 +241,14 @@ def test_text_without_a_tool_name_is_skipped_before_any_parsing(monkeypatch):
     monkeypatch.setattr(text_calls, "_find", lambda *args: pytest.fail("parsed text with no tool name"))
     reply = '<tool_call>{"name": "write_file", "arguments": {}}</tool_call>\n```json\n{}\n```' * 50
     assert find_text_calls(reply, SCHEMAS) == []
+
+
+@pytest.mark.parametrize("depth", [500, 1_200])
+def test_arguments_nested_deeper_than_any_tool_takes_stay_text_and_are_refused_by_name(depth):
+    """Readable or not by json (about 1,000 levels), no tool takes such arguments: the call keeps
+    its raw text, never a structure that something later (the SDK, the recorder) chokes on."""
+    arguments = '{"path": ' + "[" * depth + "]" * depth + "}"
+    (call,) = find_text_calls('```json\n{"name": "read_file", "arguments": ' + arguments + "}\n```", SCHEMAS)
+    assert isinstance(call["function"]["arguments"], str) and call["function"]["arguments"].startswith(arguments)
+    assert argument_problem(SCHEMAS[0], call["function"]["arguments"]) == (
+        "arguments for read_file nest more than 100 levels deep; a tool takes one flat JSON object of strings")
