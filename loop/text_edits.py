@@ -42,7 +42,8 @@ def find_text_edits(text, files, test_files=()):
       other readable-but-not-editable file names, so a block named for one is refused.
     Returns a list, in reply order, of either
       {"path": p, "old": exact current text to replace, "new": replacement, "form": "definitions"|"whole_file"|"diff"}
-    or {"path": p or None, "error": "one sentence the model can act on", "form": ...}.
+    or {"path": p or None, "error": "one sentence the model can act on", "form": ...}, with
+      "unchanged": True when the error is that the edit would change nothing (a no-op).
     Never raises on a str; returns [] when the reply holds no edit."""
     if not isinstance(text, str) or not isinstance(files, dict) or ("```" not in text and "+++ " not in text):
         return []  # the cheap pre-check: most replies hold neither a fence nor a diff header
@@ -166,7 +167,7 @@ class _Reply:
         """The results, less the no-ops when something else in the reply changes a file: a model
         often quotes the current code before its fix, and that quote is no mistake."""
         changed = any("old" in result for result in self.results)
-        return [result for result in self.results if not (result.pop("noop", False) and changed)]
+        return [result for result in self.results if not (result.get("unchanged") and changed)]
 
 
 def _last_line(prose):

@@ -93,9 +93,10 @@ def edit(path, old, new, form):
 
 
 def problem(path, message, form, noop=False):
-    """An error result. noop marks "nothing would change", which text_edits.py drops when
-    another block of the reply does change something (a model often quotes the file first)."""
-    return {"path": path, "error": message, "form": form, **({"noop": True} if noop else {})}
+    """An error result. noop marks "nothing would change" (`unchanged`: the model wrote the code
+    back as it is), which text_edits.py drops when another block of the reply does change
+    something (a model often quotes the file first)."""
+    return {"path": path, "error": message, "form": form, **({"unchanged": True} if noop else {})}
 
 
 def python_edits(code, block, named, outlines):

@@ -225,7 +225,10 @@ def test_results_are_plain_dicts_with_the_documented_keys():
     results = find_text_edits(QWEN + py(UNCHANGED_PERCENT_OFF) + py("def nothing(:"), *files_of(PATHS))
     assert [sorted(result) for result in results] == [["form", "new", "old", "path"]]
     errors = find_text_edits("`pricing.py`:\n" + py(UNCHANGED_PERCENT_OFF), *files_of(PRICING))
-    assert [sorted(result) for result in errors] == [["error", "form", "path"]]  # no internal marker leaks
+    assert errors[0]["unchanged"] is True  # a no-op says so: the loop counts such turns apart
+    assert [sorted(result) for result in errors] == [["error", "form", "path", "unchanged"]]
+    broken = find_text_edits("`pricing.py`:\n" + py("def percent_off(:"), *files_of(PRICING))
+    assert [sorted(result) for result in broken] == [["error", "form", "path"]]
 
 
 def test_a_reply_with_many_edits_is_cut_with_an_error_the_model_can_read():
