@@ -19,6 +19,7 @@ import json
 # Every tool takes a flat object of strings; nothing a model means nests this deep. Well below
 # the 1,000 levels where Python's json (in the SDKs, the recorder) raises RecursionError.
 MAX_NESTING = 100
+DECODER = json.JSONDecoder()
 
 
 def quoted(value, limit=200):
@@ -63,7 +64,7 @@ def nests_too_deep(value, limit=MAX_NESTING):
     recursively, so any depth is safe: linear in the value's size."""
     if isinstance(value, str):
         try:  # the value the text starts with: text after it (a stray "}") changes nothing here
-            value = json.JSONDecoder().raw_decode(value.lstrip())[0]
+            value = DECODER.raw_decode(value.lstrip())[0]
         except RecursionError:
             return True
         except ValueError:  # not JSON: text of another kind, not nesting
