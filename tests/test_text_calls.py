@@ -62,8 +62,9 @@ CORPUS = [
      ' {"name": "run_tests", "arguments": {}}]\n```', [READ, RUN]),
     ("json_fence_objects_in_a_row", '```json\n{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n'
      '{"name": "run_tests"}\n```', [READ, RUN]),
-    # Seen from a small model under fix.py: JSON objects one per line, under a `# tools` comment
-    # line (in python fences it wrote Python calls under `# tools` lines the same way).
+    # The shape a small model wrote under fix.py (issue 22; that reply was not kept, so the rows
+    # rebuild it as described): JSON objects one per line under a `# tools` comment line. The
+    # Python calls under `# tools` lines are Qwen2.5-Coder-1.5B's own, kept in measurements/lift/.
     ("json_lines_under_tools_comment", "I will read the module, then run the tests.\n\n```json\n# tools\n"
      '{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n{"name": "run_tests", "arguments": {}}\n```',
      [READ, RUN]),
