@@ -44,6 +44,7 @@ class LoopSettings:
     text_edits: str = "off"         # code blocks and diffs in a reply: just text ("off"), or edits ("run")
     offered_tools: tuple = TOOL_NAMES  # which of the allowlisted tools the model is shown
     system: str = SYSTEM            # the system prompt
+    unchanged_edits: str = "apart"  # turns that only write code back unchanged: counted "apart", or "malformed"
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
@@ -58,10 +59,19 @@ class LoopSettings:
 
     @classmethod
     def from_recorded(cls, recorded, **changes):
-        """The settings a recording was made with. Fields it predates take their defaults; keys
-        that are no loop setting (the adapter's options) are left out."""
+        """The settings a recording was made with. Fields it predates take the value that
+        reproduces how it ran (BEFORE_FIELD), else their defaults; keys that are no loop setting
+        (the adapter's options) are left out."""
         known = {key: value for key, value in recorded.items() if key in cls.__dataclass_fields__}
-        return cls(**{**known, **changes})
+        return cls(**{**BEFORE_FIELD, **known, **changes})
+
+
+# The one upgrade step for older recordings (and evaluation folders, improvement records, settings
+# files): a field added with a default that behaves differently from the loop before it, and the
+# value that behaves as that loop did. A recording made before `unchanged_edits` existed counted a
+# turn that only wrote code back unchanged as malformed; replayed under its own policy, it still
+# stops where it stopped. Fields whose default is the old behaviour need no entry.
+BEFORE_FIELD = {"unchanged_edits": "malformed"}
 
 
 # What measured best on a real 1.5B model (README, "Measured lift"): every lever on. The loop's

@@ -20,7 +20,7 @@ import ollama
 import pydantic
 
 from loop.tool_checks import quoted
-from runs.adapter_http import PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable, deadline_in  # noqa: F401 - re-exported: every CLI catches local_model.ModelUnavailable
+from runs.adapter_http import PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable, deadline_in, unreadable_end  # noqa: F401 - re-exported: every CLI catches local_model.ModelUnavailable
 
 DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -67,6 +67,8 @@ class LocalModel:
                                       think=self.think, keep_alive=self.keep_alive, options=self.options)
             for chunk in stream:
                 yield chunk.model_dump(exclude_none=True)
+        except RecursionError:  # a line the SDK could not decode: the model's unreadable call
+            yield unreadable_end()
         except FAILURES as error:
             raise ModelUnavailable(self.explain(error)) from error
         finally:

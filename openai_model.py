@@ -75,11 +75,14 @@ class OpenAIModel:
                 tools=tool_schemas or openai.omit,  # an empty list is an error on some servers
                 stream=True, stream_options={"include_usage": True}, **self.sent_options)
             turn = Turn()
-            for chunk in stream:  # read past the finish: llama.cpp sends the usage after it
-                # The SDK does not validate chunks: whatever the server sent, read it as a dict.
-                piece = turn.add(chunk.to_dict(warnings=False) if isinstance(chunk, openai.BaseModel) else {})
-                if piece is not None:
-                    yield piece
+            try:
+                for chunk in stream:  # read past the finish: llama.cpp sends the usage after it
+                    # The SDK does not validate chunks: whatever the server sent, read it as a dict.
+                    piece = turn.add(chunk.to_dict(warnings=False) if isinstance(chunk, openai.BaseModel) else {})
+                    if piece is not None:
+                        yield piece
+            except RecursionError:  # a chunk the SDK could not decode (runs/adapter_http.py)
+                turn.unreadable()
             if turn.finish is None:
                 return  # no finish reason: cut off, so no done chunk and the loop runs nothing
             self.streamed.update(turn.streamed(position))

@@ -20,7 +20,7 @@ SCRIPTED = {"fix_in_one_edit": "assistant_finished", "max_turns_one": "max_turns
             "unknown_tool": "assistant_finished", "claims_pass_tests_fail": "assistant_finished",
             "syntax_error_recovery": "assistant_finished", "text_call_nudged": "assistant_finished",
             "text_call_run": "assistant_finished", "format_errors": "format_errors",
-            "no_progress": "no_progress", "finish_checked": "assistant_finished",
+            "no_progress": "no_progress", "unchanged_edits": "unchanged_edits", "finish_checked": "assistant_finished",
             "exits_early_not_repaired": "assistant_finished", "model_error": "model_error"}
 
 

@@ -11,6 +11,9 @@ import re
 from collections import Counter
 
 MALFORMED = {"tool_call_as_text", "empty_turn", "calls_refused"}
+# A turn whose every edit wrote code back unchanged: a well-formed answer that changed nothing,
+# counted apart (loop setting unchanged_edits="apart"; before it, such a turn was calls_refused).
+UNCHANGED = "unchanged_edit"
 # A heuristic, and labelled as one: words that claim success, unless negated nearby.
 SUCCESS = re.compile(r"\b(fixed|repaired|resolved|(all|every) (the )?tests? (now )?pass|tests? (now )?pass(es)?|"
                      r"works? now|passing)\b", re.I)
@@ -76,8 +79,16 @@ def malformed_turns(attempt):
     return count + (events[-1]["reason"] == "format_errors")
 
 
+def unchanged_edit_turns(attempt):
+    """Turns that only wrote code back unchanged: a correction for one, or the turn that hit the limit."""
+    events = attempt["events"]
+    count = sum(e["type"] == "nudge" and e["kind"] == UNCHANGED for e in events)
+    return count + (events[-1]["reason"] == "unchanged_edits")
+
+
 def summary_of(attempts, k, model, commit, dirty):
-    """summary.json: per task and overall pass rates, stop reasons, well-formed turns, infra failures."""
+    """summary.json: per task and overall pass rates, stop reasons, well-formed turns (and, apart,
+    those that wrote code back unchanged), infra failures."""
     graded = [a for a in attempts if "infra_failure" not in a]
     tasks = {}
     for name in dict.fromkeys(a["task_name"] for a in attempts):
@@ -94,6 +105,8 @@ def summary_of(attempts, k, model, commit, dirty):
         "overall": {"attempts": len(graded), "repaired": repaired, "pass@1": pass_at_k(len(graded), repaired, 1)},
         "stop_reasons": dict(Counter(a["stop"]["reason"] for a in graded).most_common()),
         "well_formed_turns": None if turns == 0 else round(1 - sum(map(malformed_turns, graded)) / turns, 4),
+        # Well-formed too, but no step: the share of turns that only wrote code back unchanged.
+        "unchanged_edit_turns": None if turns == 0 else round(sum(map(unchanged_edit_turns, graded)) / turns, 4),
         "infra_failures": len(attempts) - len(graded),
         "model": model, "commit": commit, "dirty": dirty,
         # A resumed evaluation may hold attempts made at other commits: say so.

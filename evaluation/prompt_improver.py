@@ -40,7 +40,8 @@ def digest(failed):
                                                  or "none") + ".",
              f"Never ran the tests: {sum(not traces.ran_tests(a) for a in failed)}; never read a file: "
              f"{sum(not traces.read_a_file(a) for a in failed)}; claimed success with failing tests: "
-             f"{sum(a['claim']['contradicted'] for a in failed)}."]
+             f"{sum(a['claim']['contradicted'] for a in failed)}; wrote its code back unchanged: "
+             f"{sum(traces.wrote_code_back_unchanged(a) for a in failed)}."]
     for attempt in failed[:3]:
         said = " ".join(attempt["claim"]["text"].split())[:200]
         lines.append(f"- {attempt['attempt_id']}: stopped {attempt['stop']['reason']}; its last words: {said!r}")

@@ -21,7 +21,7 @@ __all__ = ["VERDICT_COLOURS", "render_report", "write_report"]
 # A cell has room for a word or two: each stop reason (agent_loop's) in short.
 SHORT_STOPS = {"assistant_finished": "finished", "max_turns": "max turns", "model_error": "model error",
                "incomplete_model_turn": "cut off", "deadline": "deadline", "format_errors": "format",
-               "no_progress": "no progress"}
+               "no_progress": "no progress", "unchanged_edits": "unchanged"}
 
 
 def render_report(summary, attempts, running=False, total=None):
@@ -60,6 +60,8 @@ def _header(summary, attempts, running, total):
              ("k", summary.get("k")), ("seconds per attempt", _ratio(summary.get("seconds_per_attempt"), ".1f")),
              ("infra failures", summary.get("infra_failures")),
              ("well-formed turns", _ratio(summary.get("well_formed_turns"), ".0%"))]
+    if "unchanged_edit_turns" in summary:  # summaries written before it was counted apart lack it
+        facts.append(("turns that wrote code back unchanged", _ratio(summary["unchanged_edit_turns"], ".0%")))
     if summary.get("prompt_tokens_per_attempt") is not None:  # only servers that count tokens
         facts.append(("prompt tokens per attempt", _ratio(summary["prompt_tokens_per_attempt"], ",.0f")))
     rows = "".join(f"<tr><th>{name}</th><td>{e(value)}</td></tr>" for name, value in facts)

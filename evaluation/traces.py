@@ -39,6 +39,15 @@ def wrote_calls_as_text(attempt):
     return any(e.get("type") == "nudge" and e.get("kind") == "tool_call_as_text" for e in attempt["events"])
 
 
+def wrote_code_back_unchanged(attempt):
+    """In some turn every edit would have changed nothing: the model wrote its code back as it
+    was. Counted apart from malformed turns (the loop's unchanged_edits="apart"; a recording made
+    before that setting shows such a turn as calls_refused, and is read as recorded)."""
+    events = attempt["events"]
+    return (any(e.get("type") == "nudge" and e.get("kind") == "unchanged_edit" for e in events)
+            or attempt["stop"]["reason"] == "unchanged_edits")
+
+
 def offered(attempt):
     """The tools the model was shown in this attempt."""
     return {schema.get("function", {}).get("name") for schema in attempt.get("tools", []) if isinstance(schema, dict)}

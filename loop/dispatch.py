@@ -12,7 +12,7 @@ What this file deliberately is not: the tools themselves (repo_tools.py) or a sa
 import json
 
 import loop.turn_policy as policy
-from loop.tool_checks import argument_problem, quoted
+from loop.tool_checks import argument_problem, nests_too_deep, quoted
 
 
 def run_calls(run, calls, written_as_text, turn):
@@ -42,8 +42,9 @@ def _refusal(schemas, name, arguments, index):
     """Why a call must not run at all, or None. Refused calls never reach the tools."""
     if index >= policy.MAX_CALLS_PER_TURN:
         return f"too many calls in one turn: only the first {policy.MAX_CALLS_PER_TURN} run; this one did not"
-    if name is None:
-        return "tool call has no function name"
+    if name is None:  # text for arguments may say what an adapter could not read (adapter_http.py)
+        shown = f"; its arguments: {quoted(arguments)}" if isinstance(arguments, str) else ""
+        return "tool call has no function name" + shown
     if name not in schemas:
         return f"unknown tool {quoted(name)}; available tools: {', '.join(sorted(schemas))}"
     return argument_problem(schemas[name], arguments)
@@ -75,11 +76,11 @@ def assistant_message(outcome, calls):
     if outcome["thinking"]:
         message["thinking"] = outcome["thinking"]
     if calls:
-        # Normalised so the SDK accepts them (it rejects non-object arguments); the
-        # tool result already tells the model what was wrong with the original.
+        # Normalised so the SDK accepts them (it rejects non-object arguments, and json
+        # gives up on deep nesting); the tool result already tells the model what was wrong.
         message["tool_calls"] = []
         for call in calls:
             name, arguments = name_and_arguments(call)
-            arguments = arguments if isinstance(arguments, dict) else {}
+            arguments = arguments if isinstance(arguments, dict) and not nests_too_deep(arguments) else {}
             message["tool_calls"].append({"function": {"name": name or "", "arguments": arguments}})
     return message

@@ -1,4 +1,4 @@
-"""Judging a turn once its calls have run: finished, malformed, stuck, or go on.
+"""Judging a turn once its calls have run: finished, malformed, unchanged, stuck, or go on.
 
 agent_loop.py calls `judge_turn` as the sixth step of every turn. It answers with a stop
 reason, or with None after appending any correction (a `nudge`) to the conversation; the
@@ -16,8 +16,10 @@ from loop.written import Refused
 def judge_turn(run, turn, outcome, calls, written, ran):
     """After a turn: return a stop reason, or None (after appending any correction)."""
     watch = run.watch
-    correction = _malformed(run, turn, outcome, calls, written, ran)
-    if correction:
+    if correction := _unchanged(run, turn, calls, ran):
+        if watch.unchanged_turn():
+            return "unchanged_edits"
+    elif correction := _malformed(run, turn, outcome, calls, written, ran):
         if watch.malformed_turn():
             return "format_errors"
     else:
@@ -38,6 +40,17 @@ def judge_turn(run, turn, outcome, calls, written, ran):
         yield correction
         run.messages.append({"role": "user", "content": correction["text"]})
     return None
+
+
+def _unchanged(run, turn, calls, ran):
+    """The correction for a turn whose every call was an edit that would change nothing (the
+    model wrote its code back as it is: well-formed, but no step), or None. Under
+    unchanged_edits="malformed", how runs were judged before that setting, it is malformed."""
+    if run.settings.unchanged_edits != "apart" or not calls or ran["executed"]:
+        return None
+    if not all(isinstance(call, Refused) and call.unchanged for call in calls):
+        return None
+    return policy.unchanged_edit_nudge(turn, ran["results"], run.failures())
 
 
 def _malformed(run, turn, outcome, calls, written, ran):

@@ -26,5 +26,7 @@ def settings_problem(s, tool_names):
         (offered_fine, f"offered_tools must be allowlisted tool names ({', '.join(tool_names)}), each at "
                        f"most once, not {str(s.offered_tools)[:200]}"),
         (isinstance(s.system, str) and s.system.strip() != "", "system must be a non-empty prompt"),
+        (s.unchanged_edits in ("apart", "malformed"),
+         f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
     ]
     return next((problem for fine, problem in checks if not fine), None)

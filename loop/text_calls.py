@@ -8,6 +8,7 @@ The forms, numbered as in SPEC.md ("Malformed turns and tool calls written as te
     3. ```tool_code  read_file(path="x.py")  ```                         Gemma, Python syntax
     4. <tool_call>{"name": "read_file", "arguments": {...}}</tool_call>   Hermes / Qwen 2.5
     5. ```json  {"name": "read_file", "arguments": {...}}  ```            many small models
+       (one object, a list, or one per line, under `# tools` comment lines as fix.py saw)
     6. {"name": "read_file", "parameters": {...}}  as the whole reply     qwen2.5-coder, llama3.1
     7. <function=read_file><parameter=path>x.py</parameter></function>    qwen3-coder
     and ```python blocks in which every statement is a bare tool call    Qwen2.5-Coder-1.5B

@@ -4,7 +4,8 @@ Part of text_calls.py, which decides where in a reply to look; this file decides
 piece of JSON or Python is a call. `json.JSONDecoder` and `ast` do the parsing, so the rules
 here are only about meaning:
 
-    {"name": "read_file", "arguments": {"path": "x.py"}}    forms 4, 5, 6 ("parameters" too)
+    {"name": "read_file", "arguments": {"path": "x.py"}}    forms 4, 5, 6 ("parameters" too),
+                                                             one or many, `# tools` lines between
     read_file(path="x.py")   read_file("x.py")                form 3 and python blocks
 
 What this file deliberately is not: a runner. Python is parsed and `ast.literal_eval`ed, never
@@ -16,6 +17,7 @@ import json
 import re
 from itertools import islice
 
+from loop.tool_checks import nests_too_deep
 from loop.turn_policy import MAX_CALLS_PER_TURN
 
 # One past what the loop runs in a turn, so it still tells the model it wrote too many; a
@@ -33,16 +35,19 @@ def tool_call(name, arguments):
 # --- Forms 4, 5 and 6: JSON objects {"name": ..., "arguments" or "parameters": {...}} ---
 
 DECODER = json.JSONDecoder()
-SEPARATORS = re.compile(r"[\s,]*")
+# Between values: spaces, commas and whole `#` comments, as in the JSON lines a model wrote
+# under a `# tools` line. One character or one comment per step, nothing nested: linear.
+SEPARATORS = re.compile(r"(?:[\s,]|#[^\n]*)*")
 
 
 def json_calls(text, tools, repair):
-    """Calls from one JSON value, a list of them, or several in a row. repair: see below."""
+    """Calls from one JSON value, a list of them, or several in a row (one per line, say),
+    with `#` comment lines before and between them. repair: see below."""
     values, pos = [], SEPARATORS.match(text).end()
     while pos < len(text) and len(values) < MOST_CALLS:
         decoded = json_prefix(text, pos)
         if decoded is None:
-            return _broken_json_call(text, tools) if repair else []
+            return _broken_json_call(text[SEPARATORS.match(text).end():], tools) if repair else []
         value, pos = decoded
         values += value if isinstance(value, list) else [value]
         pos = SEPARATORS.match(text, pos).end()
@@ -50,11 +55,14 @@ def json_calls(text, tools, repair):
 
 
 def json_prefix(text, pos):
-    """(the JSON value that starts at pos, where it ends), or None."""
+    """(the JSON value that starts at pos, where it ends), or None. A value nested deeper than
+    any tool's arguments (tool_checks.MAX_NESTING) counts as unreadable too: a call made of it
+    keeps its raw text, which the loop refuses by name, and nothing later chokes on it."""
     try:
-        return DECODER.raw_decode(text, pos)
-    except (ValueError, RecursionError):  # bad JSON, too-long ints, nesting too deep
+        value, end = DECODER.raw_decode(text, pos)
+    except (ValueError, RecursionError):  # bad JSON, too-long ints, nesting too deep for json
         return None
+    return None if nests_too_deep(value) else (value, end)
 
 
 def _call_from_object(obj, tools):

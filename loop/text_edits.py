@@ -22,7 +22,7 @@ a str, and it is linear in the reply's length.
 import re
 import textwrap
 
-from loop.text_edits_code import is_test_name, outline, problem, python_edits
+from loop.text_edits_code import is_test_name, outline, problem, python_edits, read_editable
 from loop.text_edits_diff import HEADER, file_diffs, hunk_edit
 from loop.text_edits_names import FileNames
 
@@ -42,7 +42,8 @@ def find_text_edits(text, files, test_files=()):
       other readable-but-not-editable file names, so a block named for one is refused.
     Returns a list, in reply order, of either
       {"path": p, "old": exact current text to replace, "new": replacement, "form": "definitions"|"whole_file"|"diff"}
-    or {"path": p or None, "error": "one sentence the model can act on", "form": ...}.
+    or {"path": p or None, "error": "one sentence the model can act on", "form": ...}, with
+      "unchanged": True when the error is that the edit would change nothing (a no-op).
     Never raises on a str; returns [] when the reply holds no edit."""
     if not isinstance(text, str) or not isinstance(files, dict) or ("```" not in text and "+++ " not in text):
         return []  # the cheap pre-check: most replies hold neither a fence nor a diff header
@@ -132,16 +133,17 @@ class _Reply:
     def owner_of(self, code):
         """The one editable file that defines a name this (broken) block defines, if any."""
         names = set(DEFINED.findall(code))
-        owners = [path for path, (found, _) in self.outlines().items() if found and names & set(found.defs)]
+        owners = [path for path, file in self.outlines().items() if file.outline and names & file.defined]
         return owners[0] if len(owners) == 1 else None
 
     # --- The results, each applied to the working copy before the next is read ---
 
     def outlines(self):
-        """{path: (its outline or None, its text)}, parsed again only when an edit changed it."""
+        """{path: its EditableFile}, read again only when an edit changed it (at most
+        MAX_RESULTS times a reply), so no block costs a pass over a file: linear."""
         for path, text in self.files.items():
-            if path not in self._outlines or self._outlines[path][1] is not text:
-                self._outlines[path] = (outline(text)[0], text)
+            if path not in self._outlines or self._outlines[path].text is not text:
+                self._outlines[path] = read_editable(text)
         return self._outlines
 
     def add(self, result):
@@ -165,7 +167,7 @@ class _Reply:
         """The results, less the no-ops when something else in the reply changes a file: a model
         often quotes the current code before its fix, and that quote is no mistake."""
         changed = any("old" in result for result in self.results)
-        return [result for result in self.results if not (result.pop("noop", False) and changed)]
+        return [result for result in self.results if not (result.get("unchanged") and changed)]
 
 
 def _last_line(prose):

@@ -24,6 +24,11 @@ TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)  
 # defs: {name: source lines}; names: every top-level binding; statements: {source: runs on import}
 # for the rest (the docstring aside); modules: the module names imported at the top level.
 Outline = namedtuple("Outline", "defs names statements modules")
+# One editable file as the edits so far leave it, read once per version (text_edits.py keeps it):
+# its outline (None when it does not parse), its text, and the top-level def and class names its
+# lines show. For a file that does not parse those come from a regex; reading them once here, not
+# once per block, keeps a reply of many blocks linear against a large broken file.
+EditableFile = namedtuple("EditableFile", "outline text defined")
 
 
 def outline(code):
@@ -46,6 +51,12 @@ def outline(code):
         elif not (index == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
             found.statements[source] = isinstance(node, RUNS_ON_IMPORT)
     return found, None
+
+
+def read_editable(text):
+    """The EditableFile of `text`: parsed once, for every block of the reply that needs it."""
+    found = outline(text)[0]
+    return EditableFile(found, text, set(found.defs) if found else set(TOP_LEVEL_DEF.findall(text)))
 
 
 def _lines(code, starts, first, last):
@@ -82,19 +93,20 @@ def edit(path, old, new, form):
 
 
 def problem(path, message, form, noop=False):
-    """An error result. noop marks "nothing would change", which text_edits.py drops when
-    another block of the reply does change something (a model often quotes the file first)."""
-    return {"path": path, "error": message, "form": form, **({"noop": True} if noop else {})}
+    """An error result. noop marks "nothing would change" (`unchanged`: the model wrote the code
+    back as it is), which text_edits.py drops when another block of the reply does change
+    something (a model often quotes the file first)."""
+    return {"path": path, "error": message, "form": form, **({"unchanged": True} if noop else {})}
 
 
 def python_edits(code, block, named, outlines):
     """The results of one block that parses, computed against the files as they are now.
     block: outline(code); named: the editable path it is named for, or None;
-    outlines: {editable path: (Outline or None when it does not parse, current text)}."""
-    if named and outlines[named][0] is None:  # the file no longer parses (a bad earlier edit)
-        return [_replace_broken_file(code, block, named, outlines[named][1])]
+    outlines: {editable path: its EditableFile (read_editable)}."""
+    if named and outlines[named].outline is None:  # the file no longer parses (a bad earlier edit)
+        return [_replace_broken_file(code, block, named, outlines[named])]
     whole = _whole_file_target(block, named, outlines)
-    return [_whole_file(code, whole, outlines[whole][1])] if whole else _definition_edits(block, named, outlines)
+    return [_whole_file(code, whole, outlines[whole].text)] if whole else _definition_edits(block, named, outlines)
 
 
 def _whole_file(code, path, old):
@@ -105,12 +117,12 @@ def _whole_file(code, path, old):
     return edit(path, old, new, "whole_file")
 
 
-def _replace_broken_file(code, block, path, text):
+def _replace_broken_file(code, block, path, file):
     """Definitions cannot be found in a file that does not parse: only a whole file repairs it,
     and a named block counts as one when it defines every def and class the file still shows.
-    code: "" for an unnamed block, which is never taken as a whole file here."""
-    if code and set(TOP_LEVEL_DEF.findall(text)) <= set(block.defs):
-        return _whole_file(code, path, text)
+    code: "" for an unnamed block, which is never taken as a whole file here; file: EditableFile."""
+    if code and file.defined <= block.defs.keys():
+        return _whole_file(code, path, file.text)
     return problem(path, f"{path} does not parse as Python now, so no definition can be replaced in it: "
                          "write the whole file", "whole_file")
 
@@ -130,12 +142,15 @@ def _whole_file_target(block, named, outlines):
 
 
 def _is_whole_file(block, path, outlines):
-    file = outlines[path][0]
+    file = outlines[path].outline
     if file is None or not file.names <= block.names:
         return False
     changes_module_level = any(source not in file.statements for source in block.statements)
-    others = set().union(*(o.defs for p, (o, _) in outlines.items() if o and p != path))
-    takes_others = (set(block.defs) - set(file.defs)) & others
+    # Looked up name by name, never by joining the other files' names: that costs a pass over
+    # every other file per block, quadratic in a reply of many blocks.
+    new_names = block.defs.keys() - file.defs.keys()
+    takes_others = any(name in other.outline.defs for p, other in outlines.items()
+                       if other.outline and p != path for name in new_names)
     return changes_module_level and not _test_code(block, file, path) and not takes_others
 
 
@@ -152,21 +167,21 @@ def _definition_edits(block, named, outlines):
     results, ambiguous, unchanged = [], [], []
     for name, new in block.defs.items():
         owners = [path for path in ([named] if named else outlines)
-                  if outlines[path][0] and name in outlines[path][0].defs]
+                  if outlines[path].outline and name in outlines[path].outline.defs]
         if len(owners) > 1:  # the same name in several files: only a block named for one applies
             ambiguous.append((name, owners))
-        elif owners and outlines[owners[0]][0].defs[name] == new:
+        elif owners and outlines[owners[0]].outline.defs[name] == new:
             unchanged.append(owners[0])  # identical to the file's: skipped
         elif owners:
-            results.append(edit(owners[0], outlines[owners[0]][0].defs[name], new, "definitions"))
+            results.append(edit(owners[0], outlines[owners[0]].outline.defs[name], new, "definitions"))
     if ambiguous:
         name, owners = ambiguous[0]
         results.append(problem(None, f"{name} is defined in {' and '.join(owners)}: say which file the "
                                f"block is for on the line before it, for example `{owners[0]}`:", "definitions"))
-    broken = [path for path, (found, text) in outlines.items() if found is None and not named
-              and set(block.defs) & set(TOP_LEVEL_DEF.findall(text))]
+    broken = [path for path, file in outlines.items() if file.outline is None and not named
+              and not file.defined.isdisjoint(block.defs)]
     if not results and broken:
-        results.append(_replace_broken_file("", block, broken[0], outlines[broken[0]][1]))
+        results.append(_replace_broken_file("", block, broken[0], outlines[broken[0]]))
     if not results and unchanged:
         results.append(problem(unchanged[0], f"the code for {unchanged[0]} is the same as the file's (a no-op): "
                                "nothing would change; write the corrected code", "definitions", noop=True))

@@ -6,9 +6,20 @@ RepoTools.invoke (which must be safe to call directly too), and by the model ada
 errors quote what a server sent. `quoted` keeps every such message short: a 1 MB path comes
 back as a few hundred characters of it, never as a 1 MB error in the next request.
 
+Arguments nested deeper than MAX_NESTING are refused by name wherever they come from: as an
+object, or as the JSON text an adapter or the text-call reader could not take as one
+(`nests_too_deep`). Python's json gives up near 1,000 levels, so such text must never be parsed
+anywhere it could end a run.
+
 What this file deliberately is not: a JSON-schema validator. The schemas here are flat
 (string properties, `required`), so the check is a few lines.
 """
+import json
+
+# Every tool takes a flat object of strings; nothing a model means nests this deep. Well below
+# the 1,000 levels where Python's json (in the SDKs, the recorder) raises RecursionError.
+MAX_NESTING = 100
+DECODER = json.JSONDecoder()
 
 
 def quoted(value, limit=200):
@@ -24,6 +35,9 @@ def argument_problem(schema, arguments):
     """Return why `arguments` do not fit the function tool `schema`, or None when they do."""
     name = schema["function"]["name"]
     parameters = schema["function"]["parameters"]
+    if nests_too_deep(arguments):
+        return (f"arguments for {name} nest more than {MAX_NESTING} levels deep; "
+                "a tool takes one flat JSON object of strings")
     if not isinstance(arguments, dict):
         return f"arguments for {name} must be a JSON object, got {type(arguments).__name__}"
     expected = set(parameters["properties"])
@@ -42,3 +56,24 @@ def quoted_list(names, most=10):
     """Like str(names) for a few names; the first `most` of thousands, each quoted short."""
     shown = ", ".join(quoted(name, 50) for name in names[:most])
     return f"[{shown}, ... {len(names) - most:,} more]" if len(names) > most else f"[{shown}]"
+
+
+def nests_too_deep(value, limit=MAX_NESTING):
+    """Whether lists and objects nest more than `limit` levels in `value`, or in the JSON text
+    `value` is (text too deep for json to read at all counts). Walked level by level, never
+    recursively, so any depth is safe: linear in the value's size."""
+    if isinstance(value, str):
+        try:  # the value the text starts with: text after it (a stray "}") changes nothing here
+            value = DECODER.raw_decode(value.lstrip())[0]
+        except RecursionError:
+            return True
+        except ValueError:  # not JSON: text of another kind, not nesting
+            return False
+    level, depth = [value] if isinstance(value, (dict, list)) else [], 0
+    while level:  # the containers `depth` levels down
+        depth += 1
+        if depth > limit:
+            return True
+        level = [item for container in level for item in (container.values() if isinstance(container, dict)
+                                                          else container) if isinstance(item, (dict, list))]
+    return False

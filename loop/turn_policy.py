@@ -1,5 +1,10 @@
 """The loop's policies: when is a turn malformed, when is the model stuck, what it is told.
 
+Three kinds of turn count towards a stop, each on its own: a malformed turn (nothing usable:
+empty, calls only written as text, every call refused), a turn that only wrote code back
+unchanged (every call an edit that would change nothing; under unchanged_edits="apart"), and a
+turn that repeats executed calls. A turn in which something ran resets the first two counts.
+
 agent_loop.py asks these questions after each turn; the answers live here so the loop still
 reads as the steps of a turn. Every correction is a `nudge`: a user message the model reads,
 also emitted as an event so the transcript and the recording show it.
@@ -11,6 +16,7 @@ import json
 
 MAX_CALLS_PER_TURN = 32   # a turn with thousands of run_tests calls must not run them all
 FORMAT_ERROR_LIMIT = 3    # malformed turns in a row before the run stops (as mini-swe-agent)
+UNCHANGED_EDIT_LIMIT = 3  # turns that only wrote code back unchanged, with nothing run between them
 # Tool-result fields that describe this machine, not what the call did.
 MACHINE_FIELDS = frozenset({"sandbox", "sandbox_warning"})
 
@@ -20,6 +26,7 @@ class Watch:
 
     def __init__(self, verify_finish=0):
         self.malformed_in_a_row = 0
+        self.unchanged_in_a_row = 0  # neither this nor the malformed count resets the other
         self.executed = []          # one signature per executed call, in order
         self.warned_stuck = False
         self.checks_left = verify_finish
@@ -29,8 +36,14 @@ class Watch:
         self.malformed_in_a_row += 1
         return self.malformed_in_a_row >= FORMAT_ERROR_LIMIT
 
+    def unchanged_turn(self):
+        """Count a turn that only wrote code back unchanged; True when that makes too many."""
+        self.unchanged_in_a_row += 1
+        return self.unchanged_in_a_row >= UNCHANGED_EDIT_LIMIT
+
     def well_formed_turn(self):
-        self.malformed_in_a_row = 0
+        """Something ran (or the model answered in words): both counts start again."""
+        self.malformed_in_a_row = self.unchanged_in_a_row = 0
 
     def executed_call(self, name, arguments, result):
         """Remember a call that ran; return a description of the repeat it completes, or None."""
@@ -87,6 +100,12 @@ def refused_nudge(turn, results, tool_names, code=False, failures=None):
     return nudge(turn, "calls_refused",
                  f"None of your tool calls ran ({results[0]['error']}). Call one of "
                  f"{', '.join(tool_names)}, with its arguments as a JSON object of strings.")
+
+
+def unchanged_edit_nudge(turn, results, failures=None):
+    """Every edit of the turn would change nothing: the words of a refused edit (the refusal
+    says "a no-op"), under a kind of its own, so transcripts and summaries count it apart."""
+    return {**refused_nudge(turn, results, (), code=True, failures=failures), "kind": "unchanged_edit"}
 
 
 def no_progress_nudge(turn, repeated):

@@ -34,7 +34,8 @@ def text_edit_calls(run, content):
         # The tool's schema asks for a path only when the task has several editable files.
         named = {"path": edit["path"]} if len(task.editable) > 1 and edit.get("path") else {}
         if "error" in edit:
-            calls.append(Refused({"function": {"name": "replace_text", "arguments": named}}, edit["error"]))
+            calls.append(Refused({"function": {"name": "replace_text", "arguments": named}}, edit["error"],
+                                 unchanged=edit.get("unchanged", False)))
         else:
             calls.append({"function": {"name": "replace_text",
                                        "arguments": {**named, "old": edit["old"], "new": edit["new"]}}})
@@ -43,11 +44,12 @@ def text_edit_calls(run, content):
 
 class Refused(dict):
     """A call the harness made from the model's text and refuses before it runs, with why. A
-    class of its own, not a key: nothing a server streams can make a call refused this way."""
+    class of its own, not a key: nothing a server streams can make a call refused this way.
+    `unchanged`: the edit would change nothing (the model wrote the code back as it is)."""
 
-    def __init__(self, call, refusal):
+    def __init__(self, call, refusal, unchanged=False):
         super().__init__(call)
-        self.refusal = refusal
+        self.refusal, self.unchanged = refusal, unchanged
 
 
 def current_text(tools, path):

@@ -5,8 +5,14 @@ model from answering, with one sentence saying what to do. `DeadlineTransport` i
 transport for both SDKs (httpx under ollama's, httpx2 under openai's) that ends a request at
 the run's deadline, whatever the server sends or does not send.
 
+Both also end a turn the same way at a chunk their SDK cannot decode: JSON nested deeper than
+Python's json reads (about 1,000 levels), which in a chunk only a tool call's arguments can be.
+That call becomes UNREADABLE_CALL, which the loop refuses with an error the model reads, and the
+run goes on: it is the model's malformed call, not a failure of the model server.
+
 What this file deliberately is not: an adapter (it knows no API) or a retry layer.
 """
+import copy
 import time
 
 import httpx
@@ -15,6 +21,18 @@ import httpx2  # the openai SDK's fork of httpx: DeadlineTransport serves both
 # A request ends this long after the deadline, so the loop, whose own budget started a moment
 # after the adapter's, finds its budget spent when the request fails and names the deadline.
 PAST_DEADLINE = 0.25
+
+
+# Nameless, with words for arguments: loop/dispatch.py refuses it and quotes them.
+UNREADABLE_CALL = {"function": {"name": "", "arguments": (
+    "not read: the server's chunk with this call nests deeper than JSON can be read (about 1,000 levels); "
+    "a tool takes one flat JSON object of strings")}}
+
+
+def unreadable_end():
+    """The Ollama-shaped final chunk of a turn cut by a chunk the SDK could not decode."""
+    return {"message": {"role": "assistant", "content": "", "tool_calls": [copy.deepcopy(UNREADABLE_CALL)]},
+            "done": True, "done_reason": "stop"}
 
 
 class ModelUnavailable(Exception):

@@ -13,6 +13,9 @@ fixer of the model's JSON.
 """
 import json
 
+from loop.tool_checks import nests_too_deep
+from runs.adapter_http import UNREADABLE_CALL
+
 # Any other finish reason (content_filter) is passed on as the server said it.
 DONE_REASONS = {"stop": "stop", "tool_calls": "stop", "function_call": "stop", "length": "length"}
 
@@ -31,12 +34,22 @@ def field(value, key, kind):
 
 def parse_arguments(text):
     """Arguments as an object; "" or nothing means none; anything else stays the raw text,
-    so the loop answers it with an error result the model can read."""
+    so the loop answers it with an error result the model can read. So does an object nested
+    too deep: past about 1,000 levels json raises RecursionError, which must not end the run,
+    and well before that no tool takes it (tool_checks.MAX_NESTING)."""
     try:
         value = json.loads(text) if text.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
-    return value if isinstance(value, dict) else text
+    return value if isinstance(value, dict) and not nests_too_deep(value) else text
+
+
+def _as_text(arguments):
+    """Arguments a server sent as an object (not the JSON text the API says), as JSON text."""
+    try:
+        return json.dumps(arguments)
+    except RecursionError:  # the SDK decoded it a few frames up; writing it here went deeper
+        return UNREADABLE_CALL["function"]["arguments"]
 
 
 class ToolCalls:
@@ -63,7 +76,11 @@ class ToolCalls:
         known["name"] = known["name"] or field(function, "name", str)
         arguments = function.get("arguments")
         if arguments is not None:  # missing or null: nothing to add (a tool without parameters)
-            known["parts"].append(arguments if isinstance(arguments, str) else json.dumps(arguments))
+            known["parts"].append(arguments if isinstance(arguments, str) else _as_text(arguments))
+
+    def add_unreadable(self):
+        """One more call, for the chunk the SDK could not decode (adapter_http.UNREADABLE_CALL)."""
+        self.calls.append({"id": None, "name": "", "parts": [UNREADABLE_CALL["function"]["arguments"]]})
 
     def whole(self):
         """[{"id", "name", "raw", "arguments"}]: the text joined once, exactly as streamed, and parsed."""
@@ -94,6 +111,11 @@ class Turn:
         if thinking:
             message["thinking"] = thinking
         return {"message": message, "done": False} if content or thinking else None
+
+    def unreadable(self):
+        """A chunk the SDK could not decode ended the stream: the turn ends with that call."""
+        self.calls.add_unreadable()
+        self.finish = "tool_calls"
 
     def done(self):
         """The final chunk: whole calls with parsed arguments, the reason, the counts."""

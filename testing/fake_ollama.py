@@ -29,7 +29,8 @@ def go_json(value):
 
 
 class FakeOllama(LoopbackServer):
-    """Serve `turns` (lists of chunk dicts, `{"error": ...}` lines, Stall, Drop, Forever; or HttpError)."""
+    """Serve `turns` (lists of chunk dicts, `{"error": ...}` lines, raw line bytes, Stall, Drop,
+    Forever; or HttpError)."""
 
     def __init__(self, *turns, model="gemma4:e2b", capabilities=("completion", "tools", "thinking")):
         super().__init__()
@@ -70,7 +71,10 @@ class FakeOllama(LoopbackServer):
         return Response(self.stream(turn, self.generation, self._wire), content_type="application/x-ndjson")
 
     def _wire(self, chunk):
-        """One NDJSON line: a chunk in its envelope, or a mid-stream error line as it is."""
+        """One NDJSON line: a chunk in its envelope, a mid-stream error line as it is, or bytes as
+        they are (a line json.dumps cannot write, such as 1,200 levels of nesting)."""
+        if isinstance(chunk, bytes):
+            return chunk
         if "error" in chunk:
             return go_json(chunk)  # a mid-stream error line: no model, no done
         return go_json({"model": self.model, "created_at": _now(), **chunk})

@@ -29,6 +29,9 @@ READ_TESTS = call("read_file", path="tests/test_path_rules.py")
 RUN = call("run_tests")
 # What a real 1.5B model did here: an edit of text that is not in the file, then the tests.
 STUCK_EDIT = call("replace_text", old="old_text", new="new_text")
+# What it did most, shown the failure and the file: the file back, unchanged, as its "fix".
+UNCHANGED_FILE = text("Here's the modified code for `path_rules.py`:\n\n```python\n"
+                      + (HERE / "sample_repo/path_rules.py").read_text(encoding="utf-8") + "```")
 
 SCRIPTS = {
     "fix_in_one_edit": (
@@ -99,6 +102,13 @@ SCRIPTS = {
             [done()],
             [text("```tool_code\nrun_tests()\n```"), done()],
             [done(tool_calls=[call("shell", command="ls")])],
+        ]),
+    "unchanged_edits": (
+        "the file written back unchanged three times (--text-edits run): each answer is refused as "
+        "a no-op, counted apart from malformed turns, and the third stops the run", ["--text-edits", "run"], [
+            [UNCHANGED_FILE, done()],
+            [UNCHANGED_FILE, done()],
+            [UNCHANGED_FILE, done()],
         ]),
     "no_progress": (
         "the loop a real 1.5B model fell into: the same failing edit and test run, warned once, then stopped",

@@ -1,4 +1,5 @@
 """LocalModel through the real `ollama` SDK over real HTTP, against fake_ollama.py."""
+import json
 import time
 
 import httpx
@@ -57,6 +58,29 @@ def test_a_mid_stream_error_line_keeps_what_came_and_stops_with_model_error(tool
     assert of_type(events, "text_delta")[0]["text"] == "Working"
     assert events[-1]["reason"] == "model_error"
     assert "in the middle of the reply: 'an error was encountered" in events[-1]["error"]
+
+
+def test_a_call_nested_deeper_than_json_reads_is_the_models_malformed_call(tools, fake_ollama):
+    """1,200 levels: the SDK's json.loads raises RecursionError on the line. The call cannot be
+    read, so it is refused with words the model reads, and the run goes on."""
+    line = ('{"model":"gemma4:e2b","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"",'
+            '"tool_calls":[{"function":{"name":"read_file","arguments":{"path":' + "[" * 1200 + "]" * 1200 + '}}}]},'
+            '"done":false}\n').encode()
+    server = fake_ollama.play([text("Reading."), line, done()], [text("ok"), done()])
+    events = run_live(server, tools)
+    (result,) = [e["result"] for e in of_type(events, "tool_result")]
+    assert "no function name" in result["error"] and "nests deeper than JSON can be read" in result["error"]
+    assert events[-1]["reason"] == "assistant_finished" and len(server.requests) == 2
+    assert server.requests[1]["messages"][2]["tool_calls"] == [{"function": {"name": "", "arguments": {}}}]
+
+
+def test_a_call_nested_deep_but_readable_is_refused_by_name(tools, fake_ollama):
+    deep = {"path": json.loads("[" * 500 + "]" * 500)}
+    server = fake_ollama.play([done(tool_calls=[call("read_file", **deep)])], [text("ok"), done()])
+    events = run_live(server, tools)
+    (result,) = [e["result"] for e in of_type(events, "tool_result")]
+    assert result["error"].startswith("arguments for read_file nest more than 100 levels deep")
+    assert server.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"] == {}  # not sent back
 
 
 @pytest.mark.parametrize("status, message, advice", [

@@ -269,6 +269,42 @@ def test_invalid_arguments_become_an_error_result_for_the_model(fake_openai, too
     assert (sent["id"], sent["function"]["arguments"]) == ("bad1", "{}")
 
 
+DEEP = '{"path": ' + "[" * 1200 + "]" * 1200 + "}"  # past the ~1,000 levels Python's json reads
+
+
+@pytest.mark.parametrize("turn", [
+    pytest.param(llama_cpp_call("read_file", DEEP, id="deep1"), id="llama.cpp: fragments"),
+    pytest.param(ollama_v1_call("read_file", DEEP, id="deep1"), id="ollama /v1: one delta"),
+    pytest.param(llama_cpp_call("read_file", '{"path": ' + "[" * 500 + "]" * 500 + "}", id="deep1"),
+                 id="readable, but deeper than any tool takes"),
+])
+def test_deeply_nested_arguments_are_the_models_malformed_call(fake_openai, tools, turn):
+    """Once a RecursionError out of the stream reader ended the run model_error."""
+    fake_openai.play(turn, text("Sorry."))
+    events = run_loop(fake_openai, tools)
+    (result,) = [e["result"] for e in of_type(events, "tool_result")]
+    assert result == {"error": "arguments for read_file nest more than 100 levels deep; "
+                               "a tool takes one flat JSON object of strings"}
+    assert events[-1]["reason"] == "assistant_finished" and len(fake_openai.requests) == 2
+    sent = fake_openai.requests[1]["messages"][2]["tool_calls"][0]
+    assert (sent["id"], sent["function"]["arguments"]) == ("deep1", "{}")
+
+
+def test_a_chunk_the_sdk_cannot_decode_ends_the_turn_with_a_malformed_call(fake_openai, tools):
+    """Arguments sent as an object 1,200 levels deep: the SDK's json.loads gives up on the whole
+    event, so the call has no name either; the model reads why, and the run goes on."""
+    event = (b'data: {"id":"x","object":"chat.completion.chunk","created":0,"model":"' + MODEL.encode()
+             + b'","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"c2","type":"function",'
+             b'"function":{"name":"read_file","arguments":{"path":' + b"[" * 1200 + b"]" * 1200 + b'}}}]},'
+             b'"finish_reason":null}]}\n\n')
+    fake_openai.play([*llama_cpp_call("read_file", READ)[:-2], event], text("Sorry."))  # no finish after it
+    events = run_loop(fake_openai, tools)
+    ran, refused = [e["result"] for e in of_type(events, "tool_result")]
+    assert "text" in ran and "no function name" in refused["error"]
+    assert "nests deeper than JSON can be read" in refused["error"]
+    assert events[-1]["reason"] == "assistant_finished"
+
+
 # Failures: one sentence that says what to do, never a traceback.
 
 def test_no_server_says_what_to_start(tools):

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from loop.text_calls import find_text_calls
+from loop.tool_checks import argument_problem
 
 
 def schema(name, *params):
@@ -61,6 +62,21 @@ CORPUS = [
      ' {"name": "run_tests", "arguments": {}}]\n```', [READ, RUN]),
     ("json_fence_objects_in_a_row", '```json\n{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n'
      '{"name": "run_tests"}\n```', [READ, RUN]),
+    # The shape a small model wrote under fix.py (issue 22; that reply was not kept, so the rows
+    # rebuild it as described): JSON objects one per line under a `# tools` comment line. The
+    # Python calls under `# tools` lines are Qwen2.5-Coder-1.5B's own, kept in measurements/lift/.
+    ("json_lines_under_tools_comment", "I will read the module, then run the tests.\n\n```json\n# tools\n"
+     '{"name": "read_file", "arguments": {"path": "path_rules.py"}}\n{"name": "run_tests", "arguments": {}}\n```',
+     [READ, RUN]),
+    ("json_lines_under_tools_comment_python_fence", '```python\n# tools\n{"name": "read_file", "arguments": '
+     '{"path": "path_rules.py"}}\n# tools\n{"name": "run_tests", "arguments": {}}\n```', [READ, RUN]),
+    ("json_lines_under_tools_comment_unlabelled", '```\n# tools\n{"name": "run_tests", "arguments": {}}  # then read\n'
+     '{"name": "read_file", "parameters": {"path": "path_rules.py"}}\n```', [RUN, READ]),
+    ("python_calls_under_tools_comments", '```python\n# tools\nread_file("path_rules.py")\n# tools\nrun_tests()\n```',
+     [READ, RUN]),
+    ("json_lines_broken_under_tools_comment", '```json\n# tools\n{"name": "read_file", "arguments": {"path": "x.py"\n```',
+     [("read_file", '{"path": "x.py"')]),
+    ("comment_then_prose_in_json_fence", '```json\n# Steps: read_file, then run_tests\nFirst I read it.\n```', []),
     # 6. The whole reply is one bare JSON object (qwen2.5-coder, llama3.1 via /v1).
     ("bare_json", '{"name": "read_file", "arguments": {"path": "path_rules.py"}}', [READ]),
     ("bare_json_then_prose", '{"name": "run_tests", "arguments": {}}\nThis runs the tests.', [RUN]),
@@ -180,6 +196,9 @@ def test_only_the_given_tools_count():
     "call:" * 20_000 + "read_file",                             # Gemma openers without a name
     "`a``" * 25_000 + "<tool_call>read_file",                   # inline code that never closes
     "`x` " * 25_000 + "call:read_file{}",                       # thousands of inline code spans
+    "```json\n" + "# tools\n" * 20_000 + "read_file\n```",      # comment lines with no call after them
+    "```json\n#" + " read_file" * 10_000 + "\n```",              # one comment line of 100 KB
+    "```python\n" + '# tools\n{"name": "run_tests"}\n' * 4_000 + "```",  # thousands of commented calls
 ])
 def test_adversarial_100_kb_reply_returns_quickly(reply):
     """A wide bound: this catches a hang or quadratic backtracking, it does not time speed."""
@@ -223,3 +242,14 @@ def test_text_without_a_tool_name_is_skipped_before_any_parsing(monkeypatch):
     monkeypatch.setattr(text_calls, "_find", lambda *args: pytest.fail("parsed text with no tool name"))
     reply = '<tool_call>{"name": "write_file", "arguments": {}}</tool_call>\n```json\n{}\n```' * 50
     assert find_text_calls(reply, SCHEMAS) == []
+
+
+@pytest.mark.parametrize("depth", [500, 1_200])
+def test_arguments_nested_deeper_than_any_tool_takes_stay_text_and_are_refused_by_name(depth):
+    """Readable or not by json (about 1,000 levels), no tool takes such arguments: the call keeps
+    its raw text, never a structure that something later (the SDK, the recorder) chokes on."""
+    arguments = '{"path": ' + "[" * depth + "]" * depth + "}"
+    (call,) = find_text_calls('```json\n{"name": "read_file", "arguments": ' + arguments + "}\n```", SCHEMAS)
+    assert isinstance(call["function"]["arguments"], str) and call["function"]["arguments"].startswith(arguments)
+    assert argument_problem(SCHEMAS[0], call["function"]["arguments"]) == (
+        "arguments for read_file nest more than 100 levels deep; a tool takes one flat JSON object of strings")

@@ -225,7 +225,10 @@ def test_results_are_plain_dicts_with_the_documented_keys():
     results = find_text_edits(QWEN + py(UNCHANGED_PERCENT_OFF) + py("def nothing(:"), *files_of(PATHS))
     assert [sorted(result) for result in results] == [["form", "new", "old", "path"]]
     errors = find_text_edits("`pricing.py`:\n" + py(UNCHANGED_PERCENT_OFF), *files_of(PRICING))
-    assert [sorted(result) for result in errors] == [["error", "form", "path"]]  # no internal marker leaks
+    assert errors[0]["unchanged"] is True  # a no-op says so: the loop counts such turns apart
+    assert [sorted(result) for result in errors] == [["error", "form", "path", "unchanged"]]
+    broken = find_text_edits("`pricing.py`:\n" + py("def percent_off(:"), *files_of(PRICING))
+    assert [sorted(result) for result in broken] == [["error", "form", "path"]]
 
 
 def test_a_reply_with_many_edits_is_cut_with_an_error_the_model_can_read():
@@ -278,3 +281,40 @@ def test_weird_types_never_raise():
     assert find_text_edits(py(PERCENT_OFF), None) == []
     assert find_text_edits(py(PERCENT_OFF), {"pricing.py": None, 3: "x"}, test_files=None) == []
     assert find_text_edits(py(PERCENT_OFF), {"pricing.py": ""}) == []  # an empty file defines nothing
+
+
+
+def module(defs, broken=False):
+    """An editable file of `defs` small functions (about 34 bytes each); `broken`: it does not parse."""
+    return "".join(f"def f{n}(a):\n    return a + {n}\n\n" for n in range(defs)) + ("def broken(:\n" if broken else "")
+
+
+def short_defs(defs, prefix):
+    """A file of `defs` one-line functions (about 17 bytes each): many names in few bytes."""
+    return "".join(f"def {prefix}{n}(): 0\n" for n in range(defs))
+
+
+@pytest.mark.parametrize("files, block", [
+    # Each block once re-scanned the whole broken file for its names: a 200 kB reply against a
+    # 100 kB broken file took seconds.
+    (lambda size: {"big.py": module(size, broken=True)}, "```python\ndef g{n}(a):\n    return a\n```\n"),
+    # Each block that could replace small.py whole gathered every name of the other files first.
+    (lambda size: {"small.py": "import os\n", **{f"big{k}.py": short_defs(2 * size, f"f{k}_") for k in range(3)}},
+     "```python\nimport os, sys\ndef test_{n}(): 0\n```\n"),
+], ids=["a broken file", "a large second file"])
+def test_a_reply_of_many_blocks_takes_time_linear_in_its_size_and_the_files(files, block):
+    """Four times the reply and the files take about four times as long, not sixteen: no block
+    costs a pass over a file. Each block here is read and is no edit. A wide bound on the growth,
+    not a speed: 8x plus half a second of slack for a busy machine, the best of three runs."""
+    def seconds(size):
+        reply, editable = "".join(block.format(n=n) for n in range(size)), files(size)
+        started = time.perf_counter()
+        assert find_text_edits(reply, editable) == []
+        return time.perf_counter() - started
+
+    small = min(seconds(800) for _ in range(3))
+    bound = 8 * small + 0.5
+    large = [seconds(3_200)]
+    while large[-1] > bound and len(large) < 3:
+        large.append(seconds(3_200))
+    assert min(large) <= bound, f"4x the input took {min(large):.2f} s against {small:.2f} s"

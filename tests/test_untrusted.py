@@ -89,7 +89,7 @@ def test_deeply_nested_arguments_are_refused_recorded_and_saved(tools, tmp_path)
     chat = ScriptedChat([done(tool_calls=[call("read_file", path=nested(400))])], [text("ok"), done()])
     body = run_recorded(chat, tools, start_tests={"exit_code": 1, "passed": 3, "failed": 1, "errors": 0})
     assert body["stop"]["reason"] == "assistant_finished"  # the recorder changed nothing
-    assert "must be a string" in of_type(body["events"], "tool_result")[0]["result"]["error"]
+    assert "nest more than 100 levels deep" in of_type(body["events"], "tool_result")[0]["result"]["error"]
     path = tmp_path / "deep.json"
     save(path, {"format": "coding-loop-recording/1", "source": "scripted", "model": {"name": "scripted"}, **body})
     assert load(path)["events"] == json.loads(json.dumps(body["events"]))
