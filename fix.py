@@ -59,7 +59,7 @@ def fix(args):
         tree = Path(folder) / "start"  # the pristine starting tree: every run and the verdict start here
         files, unreadable = starting_tree(repo, list_files(repo, skip=command.places), tree)
         if unreadable:
-            show.line(f"note: left out of the copy (unreadable): {clean(shown(unreadable))}")
+            show.line(f"note: left out of the copy: {clean(shown(unreadable))}")
         start = first_run(tree, command, repo, show)
         if start is None:
             return 0

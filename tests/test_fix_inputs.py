@@ -107,7 +107,7 @@ def test_an_unreadable_file_is_left_out_with_a_note(tmp_path, capsys, monkeypatc
     repo = make_project(tmp_path / "calc", {**PROJECT, "src/calc/ops.py": OPS_FIXED, "notes.txt": "mine\n"})
     assert run_fix(repo, tmp_path) == 0
     printed = capsys.readouterr().out
-    assert "note: left out of the copy (unreadable): notes.txt (Permission denied)" in printed
+    assert "note: left out of the copy: notes.txt (Permission denied)" in printed
 
 
 def test_binary_editable_files_are_skipped_and_the_budget_says_what_it_left_out(fake_ollama, tmp_path, capsys,

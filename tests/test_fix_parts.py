@@ -38,6 +38,19 @@ def test_a_folder_is_walked_without_caches_or_virtual_environments(tmp_path):
     assert skipped == [] and os.readlink(tmp_path / "tree" / "alias.py") == "src/calc/ops.py"  # a link stays a link
 
 
+def test_a_link_leads_to_the_same_file_inside_the_copy_and_never_out_of_it(tmp_path):
+    repo = make_project(tmp_path / "calc", {"README.md": "x\n", "docs/index.md": "y\n"}, git=False, links={
+        "absolute.md": str(tmp_path / "calc" / "README.md"), "docs/up.md": "../README.md",
+        "home": str(tmp_path), "docs/sibling": "../../elsewhere/file"})
+    copied, skipped = starting_tree(repo, list_files(repo), tmp_path / "tree")
+    # The absolute link would lead to the user's own README.md: in the copy it leads to the copy's.
+    assert os.readlink(tmp_path / "tree/absolute.md") == "README.md"
+    assert os.readlink(tmp_path / "tree/docs/up.md") == "../README.md"
+    assert skipped == ["docs/sibling (a link pointing outside the repository)",
+                       "home (a link pointing outside the repository)"]
+    assert not os.path.lexists(tmp_path / "tree/home") and "home" not in copied
+
+
 @pytest.mark.parametrize("files, expected", [
     ({"pyproject.toml": "[project]\n", "setup.cfg": "[tool:pytest]\n"}, "setup.cfg"),
     ({"pyproject.toml": "[tool.pytest.ini_options]\n", "tox.ini": "[pytest]\n"}, "pyproject.toml"),

@@ -33,6 +33,7 @@ TEST_NAME = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\
 class UserTask(Task):
     tests: tuple = ()  # the project's test files: the ones pytest collected
     keep: object = field(default=None, compare=False, repr=False)  # a replay's temporary tree, alive with the task
+    keeps_links = True  # links inside the repository, as starting_tree copied them (never editable)
 
     def is_test_file(self, path):
         return is_test(path, self.tests)
