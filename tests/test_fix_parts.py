@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from runs.offer import patch_lines
 from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace.patch import make_patch, moved_on, refusal, stat_lines
 from workspace.project_pytest import blamed_files, config_file, failures, project_command
@@ -105,6 +106,22 @@ def test_the_patch_applies_with_git_even_without_a_final_newline(tmp_path):
     subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd=target, check=True)
     assert (target / "ops.py").read_bytes() == (work / "ops.py").read_bytes()
     assert stat_lines(patch) == [" ops.py |   4 ++--", " 1 file changed, 2 insertions(+), 2 deletions(-)"]
+
+
+def test_the_patch_holds_and_shows_exactly_the_bytes_written(tmp_path):
+    # CRLF endings, a form feed (Python allows one between lines) and a lone CR inside a line:
+    # the patch is cut at "\n" alone, as git reads it, and the terminal shows each "\r".
+    start = "def add(a, b):\r\n    return a - b\r\n\x0c\r\n\r\ndef mul(a, b):\r\n    return a * b  # x\ry\r\n"
+    task = a_task(tmp_path)
+    (task.repo / "ops.py").write_bytes(start.encode())
+    work = make_project(tmp_path / "work", {"ops.py": start.replace("a - b\r\n", "a + b\n")}, git=False)
+    patch = make_patch(task, work)
+    assert "-    return a - b\r\n+    return a + b\n" in patch.text and patch.changes == {"ops.py": (1, 1)}
+    assert "-    return a - b\\x0d" in patch_lines(patch.text, False) and "+    return a + b" in patch_lines(patch.text, False)
+    (tmp_path / "p.diff").write_bytes(patch.text.encode())
+    target = make_project(tmp_path / "target", {"ops.py": start}, git=False)
+    subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd=target, check=True)
+    assert (target / "ops.py").read_bytes() == (work / "ops.py").read_bytes()
 
 
 def test_the_guardrails_name_their_reason(tmp_path):

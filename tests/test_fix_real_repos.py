@@ -6,7 +6,7 @@ import os
 
 import fix
 from testing.scripted import done, text
-from tests.user_repos import ADD_FIX, OPS_FIXED, PROJECT, make_project, tree_state
+from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, make_project, tree_state
 
 DOCS_TEST = ("from pathlib import Path\n\n\ndef test_the_docs_link_reads_the_readme():\n"
              "    assert Path('docs.md').read_text() == '# calc\\n'\n")
@@ -43,3 +43,17 @@ def test_links_inside_the_repository_work_and_one_pointing_outside_is_never_foll
     recording = output.read_text()
     assert "TOKEN-4711" not in recording and "TOKEN-4711" not in json.dumps(fake_ollama.requests)
     assert json.loads(recording)["task_spec"]["editable"] == ["src/calc/ops.py"]
+
+
+def test_an_edit_keeps_crlf_endings_and_the_offered_diff_shows_them(fake_ollama, tmp_path, capsys):
+    crlf = {**PROJECT, "src/calc/ops.py": OPS.replace("\n", "\r\n")}
+    repo = make_project(tmp_path / "calc", crlf)
+    # The whole file in a block, as small models answer, written with "\n" as they always do.
+    fake_ollama.play([text(f"src/calc/ops.py\n```python\n{OPS_FIXED}```\n"), done()], [text("Fixed add."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert (repo / "src/calc/ops.py").read_bytes() == OPS_FIXED.replace("\n", "\r\n").encode()
+    assert "\n-    return a - b\\x0d\n+    return a + b\\x0d\n" in printed  # the offer shows each "\r"
+    assert " 1 file changed, 1 insertion(+), 1 deletion(-)" in printed
+    assert b"-    return a - b\r\n+    return a + b\r\n" in output.with_suffix(".patch").read_bytes()
