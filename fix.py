@@ -24,7 +24,7 @@ from local_model import ModelUnavailable
 from record_run import output_problem
 from repo_tools import RepoTools
 from runs.fix_flags import parse_args
-from runs.fix_task import first_run, make_task
+from runs.fix_task import first_run, make_task, say_context
 from runs.flags import make_model, settings_from
 from runs.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
@@ -57,9 +57,9 @@ def fix(args):
     with tempfile.TemporaryDirectory(prefix="coding-loop-fix-") as folder:
         command = project_command(repo, python, args.tests, args.test_timeout)
         tree = Path(folder) / "start"  # the pristine starting tree: every run and the verdict start here
-        files, unreadable = starting_tree(repo, list_files(repo, skip=command.places), tree)
-        if unreadable:
-            show.line(f"note: left out of the copy: {clean(shown(unreadable))}")
+        files, left_out = starting_tree(repo, list_files(repo, skip=command.places), tree)
+        if left_out:
+            show.line(f"note: left out of the copy: {clean(shown(left_out))}")
         start = first_run(tree, command, repo, show)
         if start is None:
             return 0
@@ -67,7 +67,10 @@ def fix(args):
         model, model_info = ready_model(args)
         tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task,
                           sandbox_mode="require" if args.require_sandbox else "auto")
-        body = run_recorded(model, tools, settings_from(args), start_tests=start, on_event=show)
+        settings = settings_from(args)
+        if settings.context == "preload":
+            say_context(task, start, tools.read_file, show)
+        body = run_recorded(model, tools, settings, start_tests=start, on_event=show)
         digest = args.model_digest or model_info["digest"]
         recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
                                  model={"name": model_info["name"], "digest": digest},

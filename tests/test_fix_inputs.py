@@ -118,7 +118,7 @@ def test_binary_editable_files_are_skipped_and_the_budget_says_what_it_left_out(
     fake_ollama.play([text("I would rather not."), done()])
     assert run_fix(repo, tmp_path, "--editable", "src/calc/*", host=fake_ollama.url) == fix.NOT_APPLIED
     printed = capsys.readouterr().out
-    assert "note: budget: 1 files readable" in printed and "1 left out: src/calc/ops.py" in printed
+    assert "note: budget: 1 files readable" in printed and "1 left out: tests/test_ops.py" in printed
     assert "note: skipped from --editable: src/calc/logo.png (binary)" in printed
     assert "editable: src/calc/__init__.py, src/calc/ops.py" in printed
     assert tree_state(repo) == before

@@ -5,7 +5,7 @@ import json
 import os
 
 import fix
-from testing.scripted import done, text
+from testing.scripted import call, done, text
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, make_project, tree_state
 
 DOCS_TEST = ("from pathlib import Path\n\n\ndef test_the_docs_link_reads_the_readme():\n"
@@ -57,3 +57,58 @@ def test_an_edit_keeps_crlf_endings_and_the_offered_diff_shows_them(fake_ollama,
     assert "\n-    return a - b\\x0d\n+    return a + b\\x0d\n" in printed  # the offer shows each "\r"
     assert " 1 file changed, 1 insertion(+), 1 deletion(-)" in printed
     assert b"-    return a - b\r\n+    return a + b\r\n" in output.with_suffix(".patch").read_bytes()
+
+
+SUPPORTED = {  # the tests take their expected values from testing/expected.py, outside tests/
+    "pyproject.toml": '[project]\nname = "calc"\n\n[tool.pytest.ini_options]\npythonpath = ["src", "."]\n',
+    "src/calc/__init__.py": "", "src/calc/ops.py": OPS, "testing/__init__.py": "", "testing/expected.py": "SUM = 4\n",
+    "tests/test_ops.py": "from calc.ops import add\nfrom testing.expected import SUM\n\n\n"
+                         "def test_add():\n    assert add(2, 2) == SUM\n",
+    "setup.py": "from setuptools import setup\n\nsetup(name='calc')\n", "docs/conf.py": "project = 'calc'\n",
+    "noxfile.py": "import nox\n",
+}
+
+
+def test_test_support_code_and_packaging_are_never_editable_by_default(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "calc", SUPPORTED)
+    before = tree_state(repo)
+    # The "repair" a model may find: make the tests expect what the broken code returns.
+    cheat = call("replace_text", path="testing/expected.py", old="SUM = 4", new="SUM = 0")
+    fake_ollama.play([done(tool_calls=[cheat])], [text("The tests pass now."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == fix.NOT_APPLIED and tree_state(repo) == before, printed
+    assert "note: test code the tests import, never editable by default: testing/__init__.py, testing/expected.py" in printed
+    spec = json.loads(output.read_text())["task_spec"]
+    assert spec["editable"] == ["src/calc/ops.py"] and "testing/expected.py" in spec["tests"]
+    assert {"setup.py", "docs/conf.py", "noxfile.py", "testing/expected.py"} <= set(spec["readable"])
+    assert "verdict: not repaired" in printed
+
+
+WRONG_MODULUS = ("def ordinal(number):\n    \"\"\"The suffix of an ordinal: 1st, 2nd, 11th.\"\"\"\n"
+                 "    if abs(number) % 100 in (11, 12, 13):\n        return 'th'\n"
+                 "    return {1: 'st', 2: 'nd', 3: 'rd'}.get(abs(number) % 12, 'th')\n")
+LIBRARY = {  # inflection's shape: a package, its test at the root, and long packaging and Sphinx files
+    "setup.py": "from setuptools import setup\n\n" + "# packaging notes\n" * 600 + "setup(name='words')\n",
+    "docs/conf.py": "project = 'words'\n" + "# sphinx settings\n" * 600,
+    "words/__init__.py": "from words.suffixes import ordinal\n",
+    "words/plural.py": "def plural(word):\n    return word + 's'\n" + "# more rules\n" * 800,
+    "words/suffixes.py": "# the rules\n" * 200 + WRONG_MODULUS,
+    "test_words.py": "import words\n\n\ndef test_ordinal():\n    assert words.ordinal(22) == 'nd'\n",
+}
+
+
+def test_the_model_is_first_shown_the_code_the_failing_test_calls(fake_ollama, tmp_path, capsys):
+    repo = make_project(tmp_path / "words", LIBRARY)
+    fake_ollama.play([text("I cannot tell."), done()], [text("Still no."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path)
+    printed = capsys.readouterr().out
+    assert code == fix.NOT_APPLIED, printed
+    first = fake_ollama.requests[0]["messages"][1]["content"]
+    # A failed assertion has no traceback frame in the code: the call words.ordinal names it.
+    assert "words/suffixes.py\n```python\n" in first and WRONG_MODULUS.strip() in first
+    assert first.index("words/suffixes.py\n```") < first.index("test_words.py\n```")
+    assert "# packaging notes" not in first and "# sphinx settings" not in first
+    assert "context: the model is shown words/suffixes.py, words/__init__.py, test_words.py" in printed
+    assert ("context: left out (the model may read them; --readable GLOB shows files first): "
+            "words/plural.py, setup.py, docs/conf.py") in printed

@@ -24,13 +24,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from workspace.user_tests import is_test_or_config
+
 PROJECT = Path(__file__).resolve().parent.parent
 TASKS = PROJECT / "tasks"
 SAMPLE_TASK = "path_rules"
 TEST_FOLDER = "tests/"
-# Files that pytest (or Python itself) reads as configuration: never editable, whatever a task says.
-TEST_CONFIG = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "setup.py", "pyproject.toml",
-               "sitecustomize.py", "usercustomize.py"}
 MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
 
 
@@ -50,19 +49,10 @@ class Task:
         return (f"{self.ticket}\n\nFiles you can read: {', '.join(self.readable)}\n"
                 f"Files you can edit: {', '.join(self.editable)}")
 
-    # A task's repository holds no link at all; a user's repository may hold links that stay
-    # inside it (fix.py's UserTask says so), copied as links and never editable.
-    keeps_links = False
+    keeps_links = False  # no link at all; fix.py's UserTask keeps the links that stay inside its repository
 
     def is_test_file(self, path):
         return path.startswith(TEST_FOLDER)
-
-
-def is_test_or_config(path):
-    """A test (under tests/, or named like one) or a file pytest reads as configuration."""
-    name = PurePosixPath(path).name
-    return (path.startswith(TEST_FOLDER) or name in TEST_CONFIG or name.startswith("test_")
-            or name.endswith("_test.py"))
 
 
 def task_names(tasks_dir=None):
