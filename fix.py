@@ -60,7 +60,7 @@ def fix(args):
         files, left_out = starting_tree(repo, list_files(repo, skip=command.places), tree)
         if left_out:
             show.line(f"note: left out of the copy: {clean(shown(left_out))}")
-        start = first_run(tree, command, repo, show)
+        start = first_run(tree, command, repo, files, show)
         if start is None:
             return 0
         task = make_task(args, repo, tree, files, command, start, show)

@@ -12,14 +12,15 @@ from loop.context import preload, preload_paths
 from runs.printer import clean, result_line
 from workspace import sandbox
 from workspace.failing_uses import used_by
-from workspace.project_pytest import COLLECT, blamed_files, collected_files, failures, project_tests, pytest_missing
+from workspace.project_pytest import (COLLECT, blamed_files, collected_files, failures, missing_modules,
+                                      project_tests, pytest_missing)
 from workspace.python_imports import Imports
 from workspace.user_repo import RepoProblem
 from workspace.user_task import build_task, choose_files, default_ticket, matching, shown
 from workspace.user_tests import find_test_code, is_test, is_tooling
 
 
-def first_run(tree, command, repo, show):
+def first_run(tree, command, repo, files, show):
     """The starting run: its result when tests fail; None when nothing fails; else RepoProblem."""
     if sandbox.detect()[1]:
         print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)
@@ -32,6 +33,12 @@ def first_run(tree, command, repo, show):
     if pytest_missing(start):
         raise RepoProblem(f"pytest is not installed for {command.python}; install it there "
                           f"({command.python} -m pip install pytest) or pass --python")
+    missing = missing_modules(start, files)
+    if missing:  # an environment to set up, not a bug for a model to "repair"
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise RepoProblem(f"the tests cannot import {missing[0]}{more} (ModuleNotFoundError), which is not in {repo}: "
+                          f"a dependency missing from {command.python}; pass --python with the project's own "
+                          "environment, or install the dependencies there")
     if start["exit_code"] == 5:
         raise RepoProblem(f"no tests found in {repo} (pytest collected none); choose them with --tests")
     if start["exit_code"] == 0:

@@ -67,13 +67,22 @@ def test_a_missing_folder_is_one_line(tmp_path, capsys):
     one_line_error(capsys, "is not a folder")
 
 
+MISSING = ["cannot import yaml_not_installed (ModuleNotFoundError)", "a dependency missing from", "--python"]
+
+
 @pytest.mark.parametrize("files, flags, words", [
     ({"pyproject.toml": "", "calc.py": OPS}, [], ["no tests found", "--tests"]),
     ({**PROJECT, "tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(30)\n"},
      ["--test-timeout", "1"], ["longer than --test-timeout 1 s"]),
     (PROJECT, ["--tests=--no-such-flag"], ["pytest could not run the tests (exit code 4)"]),
     (PROJECT, ["--editable", "nothing*.py"], ["--editable nothing*.py matches no file"]),
-], ids=["no tests", "too slow", "bad pytest arguments", "editable matches nothing"])
+    # A dependency missing from the interpreter is no bug to repair: said before any model is asked,
+    # whether a test, the code or a conftest.py imports it.
+    ({**PROJECT, "tests/test_io.py": "import yaml_not_installed\n"}, [], MISSING),
+    ({**PROJECT, "src/calc/ops.py": "import yaml_not_installed.loader\n" + OPS}, [], MISSING),
+    ({**PROJECT, "conftest.py": "import yaml_not_installed\n"}, [], MISSING),
+], ids=["no tests", "too slow", "bad pytest arguments", "editable matches nothing", "a test imports a missing module",
+        "the code imports one", "conftest.py imports one"])
 def test_bad_input_is_one_line_and_the_tree_stays_as_it_was(tmp_path, capsys, files, flags, words):
     repo = make_project(tmp_path / "calc", files)
     before = tree_state(repo)

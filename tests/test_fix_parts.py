@@ -9,7 +9,7 @@ import pytest
 from runs.offer import patch_lines
 from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace.patch import make_patch, moved_on, refusal, stat_lines
-from workspace.project_pytest import blamed_files, config_file, failures, project_command
+from workspace.project_pytest import blamed_files, config_file, failures, missing_modules, project_command
 from workspace.task_catalog import load_task
 from workspace.user_repo import git_state, list_files, starting_tree
 from workspace.user_task import UserTask, recorded_task, spec_problem, task_from_spec
@@ -75,6 +75,15 @@ def test_failures_are_read_from_the_short_summary():
     output = "x\nFAILED tests/test_a.py::test_b[1-2] - AssertionError: assert 1 == 2\nERROR tests/test_c.py\n1 failed"
     assert failures(output) == [("tests/test_a.py::test_b[1-2]", "AssertionError: assert 1 == 2"),
                                 ("tests/test_c.py", "")]
+
+
+def test_a_missing_module_is_a_dependency_only_when_the_repository_does_not_hold_it():
+    output = ("E   ModuleNotFoundError: No module named 'calc.gone'\nE   ModuleNotFoundError: No module named 'yaml'\n"
+              "ERROR tests/test_b.py - ModuleNotFoundError: No module named 'helpers'\n"
+              "FAILED tests/test_c.py::test_x - ModuleNotFoundError: No module named 'requests.adapters'\n")
+    files = ["src/calc/__init__.py", "tests/helpers.py", "tests/test_b.py"]
+    assert missing_modules({"exit_code": 1, "output": output}, files) == ["yaml", "requests.adapters"]
+    assert missing_modules({"exit_code": 0, "output": output}, files) == []  # the tests pass: nothing is missing
 
 
 def a_task(tmp_path, editable=("ops.py",)):

@@ -122,6 +122,15 @@ def pytest_missing(result):
             and re.search(r"No module named '?pytest'?(\s|$)", result["output"]) is not None)
 
 
+def missing_modules(result, files):
+    """The modules the tests could not import that the repository does not hold (`files`):
+    its dependencies, missing from the interpreter. Only for a run that did not pass."""
+    named = re.findall(r"ModuleNotFoundError: No module named '([\w.]+)'", result["output"] or "")
+    own = {part.removesuffix(".py") for path in files for part in Path(path).parts}
+    return [] if result["exit_code"] == 0 else [
+        module for module in dict.fromkeys(named) if module.split(".")[0] not in own]
+
+
 def collected_files(output):
     """The test files `--collect-only -qq` named ("tests/test_a.py: 4"), as far as the output was kept."""
     return re.findall(r"^(\S+\.py): \d+$", output or "", re.M)
