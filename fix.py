@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from evaluation.workers import stop_on_sigterm
 from local_model import ModelUnavailable
 from record_run import output_problem
 from repo_tools import RepoTools
@@ -43,7 +44,8 @@ NOT_APPLIED = 3
 def main(argv=None):
     args = parse_args(argv)
     try:
-        return fix(args)
+        with stop_on_sigterm():  # a `kill`, `timeout` or cancelled CI job cleans up as Ctrl-C does
+            return fix(args)
     except RepoProblem as problem:
         return fail(problem)
     except KeyboardInterrupt:  # the loop closed its stream; the temporary copies go with the with-block

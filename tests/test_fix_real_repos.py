@@ -3,10 +3,18 @@ code, packaging files, missing dependencies, and a SIGTERM. Each runs fix.py its
 repository in a temporary folder, against the loopback Ollama server."""
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import fix
 from testing.scripted import call, done, text
+from tests.processes import closed_port
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, make_project, tree_state
+
+HERE = Path(__file__).resolve().parent.parent  # the project root
 
 DOCS_TEST = ("from pathlib import Path\n\n\ndef test_the_docs_link_reads_the_readme():\n"
              "    assert Path('docs.md').read_text() == '# calc\\n'\n")
@@ -112,3 +120,25 @@ def test_the_model_is_first_shown_the_code_the_failing_test_calls(fake_ollama, t
     assert "context: the model is shown words/suffixes.py, words/__init__.py, test_words.py" in printed
     assert ("context: left out (the model may read them; --readable GLOB shows files first): "
             "words/plural.py, setup.py, docs/conf.py") in printed
+
+
+def test_sigterm_cleans_up_as_ctrl_c_does(tmp_path):
+    # The user's whole tree is copied to the temp folder, uncommitted work and an untracked .env
+    # included: a `kill` while the tests run must leave none of it there.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    repo = make_project(tmp_path / "calc", {**PROJECT, "tests/test_slow.py": SLOW_TEST})
+    (repo / ".env").write_text("API_KEY=secret\n")
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "fix.py"), "--repo", str(repo), "--host",
+                                f"http://127.0.0.1:{closed_port()}", "--output", str(tmp_path / "out" / "run.json")],
+                               cwd=HERE, text=True, env={**os.environ, "TMPDIR": str(scratch)},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline().startswith("repository: ")  # the copy is made; the tests start
+    time.sleep(0.5)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert [p.name for p in scratch.iterdir()] == []  # no copy of the repository, no test run's scratch
+    assert process.returncode == 130 and "interrupted: nothing was applied" in err, err
+
+
+SLOW_TEST = "import time\n\n\ndef test_slow():\n    time.sleep(30)\n"
