@@ -14,7 +14,7 @@ started stops it. Nothing else in the repository ever changes: no test runs ther
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
 to change tests. Its pieces: runs/fix_task.py, fix_flags.py, offer.py, workspace/user_*.py, project_pytest.py,
-patch.py.
+failing_uses.py, patch.py. Ctrl-C and SIGTERM end a run alike: the temporary copies go, nothing is applied.
 """
 import sys
 import tempfile
