@@ -66,12 +66,12 @@ def fix(args):
         if start is None:
             return 0
         task = make_task(args, repo, tree, files, command, start, show)
-        model, model_info = ready_model(args)
         tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task,
                           sandbox_mode="require" if args.require_sandbox else "auto")
         settings = settings_from(args)
-        if settings.context == "preload":
+        if settings.context == "preload":  # said before the model is asked: it shows even when no model answers
             say_context(task, start, tools.read_file, show)
+        model, model_info = ready_model(args)
         body = run_recorded(model, tools, settings, start_tests=start, on_event=show)
         digest = args.model_digest or model_info["digest"]
         recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
