@@ -72,9 +72,12 @@ def test_plugins_autoload_only_for_the_projects_own_interpreter(tmp_path):
 
 
 def test_failures_are_read_from_the_short_summary():
-    output = "x\nFAILED tests/test_a.py::test_b[1-2] - AssertionError: assert 1 == 2\nERROR tests/test_c.py\n1 failed"
+    output = ("x\nFAILED tests/test_a.py::test_b[1-2] - AssertionError: assert 1 == 2\nERROR tests/test_c.py\n"
+              "SUBFAILED(n=2, m='a b') tests/test_d.py::T::test_e - assert 2 < 2\nSUBFAILED[message] tests/test_f.py::g"
+              "\nFAILED tests/test_d.py::T::test_e - contains 2 failed subtests\n4 failed")
     assert failures(output) == [("tests/test_a.py::test_b[1-2]", "AssertionError: assert 1 == 2"),
-                                ("tests/test_c.py", "")]
+                                ("tests/test_c.py", ""), ("tests/test_d.py::T::test_e", "assert 2 < 2"),
+                                ("tests/test_f.py::g", "")]
 
 
 def test_a_missing_module_is_a_dependency_only_when_the_repository_does_not_hold_it():

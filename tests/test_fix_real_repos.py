@@ -142,3 +142,21 @@ def test_sigterm_cleans_up_as_ctrl_c_does(tmp_path):
 
 
 SLOW_TEST = "import time\n\n\ndef test_slow():\n    time.sleep(30)\n"
+
+
+SUBTESTS = {**PROJECT, "tests/test_ops.py": (
+    "import unittest\n\nfrom calc.ops import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_add(self):\n"
+    "        for a, b, total in [(1, 0, 1), (2, 2, 4)]:\n            with self.subTest(a=a, b=b):\n"
+    "                self.assertEqual(add(a, b), total)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n")}
+
+
+def test_a_failing_subtest_is_read_and_its_repair_judged_repaired(fake_ollama, tmp_path, capsys):
+    # pytest counts a failed subtest in "failed" and its test as passed ("1 failed, 2 passed,
+    # 1 subtests passed"), as python-slugify's tests report: read as a failure, and repaired.
+    repo = make_project(tmp_path / "calc", SUBTESTS)
+    fake_ollama.play([done(tool_calls=[ADD_FIX])], [text("Fixed add."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "starting tests: exit_code 1, 2 passed, 1 failed" in printed and "verdict: repaired" in printed
+    assert "- tests/test_ops.py::TestAdd::test_add: AssertionError" in json.loads(output.read_text())["task_spec"]["ticket"]

@@ -36,7 +36,8 @@ CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), 
            ("setup.cfg", "tool:pytest"))
 OUR_FLAGS = ("-q", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
 COLLECT = ("--collect-only", "-qq")  # one line per test file: "tests/test_a.py: 4"
-SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$", re.M)
+# "SUBFAILED(n=2) tests/test_a.py::test_x - ..." (or SUBFAILED[message]): a failed subtest names its test.
+SUMMARY = re.compile(r"^(FAILED|ERROR|SUBFAILED(?:\(.*?\)|\[.*?\])?) (\S+?)(?: - (.*))?$", re.M)
 
 
 def default_python(repo):
@@ -105,8 +106,12 @@ def interpreter_places(python):
 
 
 def failures(output, limit=10):
-    """[(test id, message)] from pytest's short summary ("FAILED tests/test_a.py::test_x - ...")."""
-    return [(test, (message or "").strip()) for _, test, message in SUMMARY.findall(output or "")][:limit]
+    """[(test id, message)] from pytest's short summary ("FAILED tests/test_a.py::test_x - ..."),
+    each test once."""
+    found = {}
+    for _, test, message in SUMMARY.findall(output or ""):
+        found.setdefault(test, (message or "").strip())
+    return list(found.items())[:limit]
 
 
 def blamed_files(output, files):
