@@ -14,17 +14,18 @@ started stops it. Nothing else in the repository ever changes: no test runs ther
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
 to change tests. Its pieces: runs/fix_task.py, fix_flags.py, offer.py, workspace/user_*.py, project_pytest.py,
-patch.py.
+failing_uses.py, patch.py. Ctrl-C and SIGTERM end a run alike: the temporary copies go, nothing is applied.
 """
 import sys
 import tempfile
 from pathlib import Path
 
+from evaluation.workers import stop_on_sigterm
 from local_model import ModelUnavailable
 from record_run import output_problem
 from repo_tools import RepoTools
 from runs.fix_flags import parse_args
-from runs.fix_task import first_run, make_task
+from runs.fix_task import first_run, make_task, say_context
 from runs.flags import make_model, settings_from
 from runs.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
@@ -43,7 +44,8 @@ NOT_APPLIED = 3
 def main(argv=None):
     args = parse_args(argv)
     try:
-        return fix(args)
+        with stop_on_sigterm():  # a `kill`, `timeout` or cancelled CI job cleans up as Ctrl-C does
+            return fix(args)
     except RepoProblem as problem:
         return fail(problem)
     except KeyboardInterrupt:  # the loop closed its stream; the temporary copies go with the with-block
@@ -57,17 +59,20 @@ def fix(args):
     with tempfile.TemporaryDirectory(prefix="coding-loop-fix-") as folder:
         command = project_command(repo, python, args.tests, args.test_timeout)
         tree = Path(folder) / "start"  # the pristine starting tree: every run and the verdict start here
-        files, unreadable = starting_tree(repo, list_files(repo, skip=command.places), tree)
-        if unreadable:
-            show.line(f"note: left out of the copy (unreadable): {clean(shown(unreadable))}")
-        start = first_run(tree, command, repo, show)
+        files, left_out = starting_tree(repo, list_files(repo, skip=command.places), tree)
+        if left_out:
+            show.line(f"note: left out of the copy: {clean(shown(left_out))}")
+        start = first_run(tree, command, repo, files, show)
         if start is None:
             return 0
         task = make_task(args, repo, tree, files, command, start, show)
-        model, model_info = ready_model(args)
         tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task,
                           sandbox_mode="require" if args.require_sandbox else "auto")
-        body = run_recorded(model, tools, settings_from(args), start_tests=start, on_event=show)
+        settings = settings_from(args)
+        if settings.context == "preload":  # said before the model is asked: it shows even when no model answers
+            say_context(task, start, tools.read_file, show)
+        model, model_info = ready_model(args)
+        body = run_recorded(model, tools, settings, start_tests=start, on_event=show)
         digest = args.model_digest or model_info["digest"]
         recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
                                  model={"name": model_info["name"], "digest": digest},

@@ -13,6 +13,7 @@ import os
 import stat
 from pathlib import Path
 
+from loop.line_endings import line_ending, with_line_ending
 from loop.tool_checks import argument_problem, quoted
 from workspace import sandbox
 from workspace.files import write_atomic
@@ -100,6 +101,9 @@ class RepoTools:
         text = self._read(relative, self.task.editable).decode("utf-8", "surrogateescape")
         if not old:
             raise ValueError(f"old must be non-empty text copied from {relative}")
+        ending = line_ending(text)
+        if ending:  # the file's own line endings, whatever the model wrote: no mixed endings
+            old, new = with_line_ending(old, ending), with_line_ending(new, ending)
         if old == new:  # a real small model "edited" this way six times in a row, each time told it worked
             raise ValueError(f"old and new are the same, so nothing would change in {relative}; "
                              "write the corrected code in `new`")

@@ -5,6 +5,7 @@
 - tool_checks.py: checking a call's arguments against its flat schema.
 - text_calls.py: tool calls a small model wrote into its text (with text_calls_code.py for
   JSON and Python calls, text_calls_markup.py for the models' own tags).
+- line_endings.py: a file's line endings, kept through an edit a model wrote with "\n".
 - context.py: what `context="preload"` writes into messages: the files and the failures (the
   failures as failure_digest.py cuts pytest's output down to).
 

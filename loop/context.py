@@ -5,7 +5,8 @@ answers with corrected code. So under "preload" the harness sends them itself, k
 because on a CPU the prompt's tokens are most of a turn's time:
 
 - `preload_message(task, start_tests, read)`: the first user message: the task's prompt, the
-  starting run's failures, the readable files (editable first) within a budget, how to answer.
+  starting run's failures, the readable files (editable first, unless the task lists them in
+  the order to show: `preload_paths`) within a budget, how to answer.
 - `correction_message(result, changed, read)`: after tests still fail: the failures and the
   current text of the files the model changed, so it can answer with a corrected block.
 - `compact_output(result)`: a run_tests result whose output is the failure digest.
@@ -55,15 +56,24 @@ def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True
 def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True):
     """(the preload message, {path: text} of the files it shows): the loop remembers what the
     model has seen, so reading an unchanged file again costs a few tokens, not the file."""
-    editable, readable = _paths(task, "editable"), _paths(task, "readable")
     if prompt is None:
         prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
     parts, shown = [prompt], {}
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
-    parts += _file_blocks(list(dict.fromkeys(editable + readable)), read, budget, shown)
-    parts.append(_how_to_answer(editable, blocks, tool_edits))
+    parts += _file_blocks(preload_paths(task), read, budget, shown)
+    parts.append(_how_to_answer(_paths(task, "editable"), blocks, tool_edits))
     return "\n\n".join(part for part in parts if part), shown
+
+
+def preload_paths(task):
+    """The files the preload shows, in order, while its budget lasts: the editable ones first;
+    or, for a task whose `preload_as_listed` is true (fix.py's: the code the failing tests call
+    comes first, then their own files), the readable files as the task lists them."""
+    editable, readable = _paths(task, "editable"), _paths(task, "readable")
+    if getattr(task, "preload_as_listed", False) is True:
+        return list(dict.fromkeys(readable + editable))
+    return list(dict.fromkeys(editable + readable))
 
 
 def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True):

@@ -10,6 +10,7 @@ as not run, so the model can be told.
 What this file deliberately is not: a parser (text_edits.py and text_calls.py read the text)
 or an editor: every edit still goes through replace_text, with its allowlist and checks.
 """
+from loop.line_endings import line_ending, with_line_ending
 from loop.text_calls import find_text_calls
 from loop.text_edits import find_text_edits
 
@@ -27,7 +28,9 @@ def text_edit_calls(run, content):
     """The edits in a reply as replace_text calls; an edit that cannot be applied becomes a call
     carrying its `refusal`, so the model reads why (which hunk, what did not match)."""
     task = run.tools.task
-    files = {path: text for path in task.editable if (text := current_text(run.tools, path)) is not None}
+    # A file with CRLF endings is read as LF, as the reply is: replace_text puts its CRLF back.
+    files = {path: with_line_ending(text, "\n") if line_ending(text) == "\r\n" else text
+             for path in task.editable if (text := current_text(run.tools, path)) is not None}
     others = [path for path in task.readable if path not in task.editable]
     calls = []
     for edit in find_text_edits(content, files, others):

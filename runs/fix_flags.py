@@ -56,9 +56,11 @@ def add_repository_flags(parser):
     parser.add_argument("--tests", default="", metavar="PYTEST_ARGS",
                         help="which tests, as pytest arguments in one string (default: the project's own choice)")
     parser.add_argument("--editable", nargs="+", action="extend", default=[], metavar="GLOB",
-                        help="the files the model may edit (default: the Python files outside the tests)")
+                        help="the files the model may edit (default: the Python code; never the tests, the modules "
+                             "only they import, or packaging)")
     parser.add_argument("--readable", nargs="+", action="extend", default=[], metavar="GLOB",
-                        help="more files the model may read (default: the Python files, within a budget)")
+                        help="more files the model may read, shown to it first (default: the Python files, "
+                             "within a budget, the code the failing tests call first)")
     parser.add_argument("--python", metavar="PATH",
                         help="the project's interpreter (default: PATH/.venv/bin/python if present, else this one)")
     parser.add_argument("--test-timeout", type=positive(float), default=60.0, metavar="SECONDS",

@@ -1,20 +1,26 @@
 """fix.py's first steps in a user's repository: the starting test run (does anything fail, and can
-pytest run at all?) and the task built from it (the ticket, the project's test files, what the
-model may read and edit, the likely culprit first).
+pytest run at all, or is a dependency missing?) and the task built from it (the ticket, the
+project's test code, what the model may read and edit, the likely culprit first), and what the
+model will be shown of it.
 
 What this file deliberately is not: the run, the verdict or the offer (fix.py), or the reading of
 pytest's output (workspace/project_pytest.py).
 """
 import sys
 
+from loop.context import preload, preload_paths
 from runs.printer import clean, result_line
 from workspace import sandbox
-from workspace.project_pytest import COLLECT, blamed_files, collected_files, failures, project_tests, pytest_missing
+from workspace.failing_uses import used_by
+from workspace.project_pytest import (COLLECT, blamed_files, collected_files, failures, missing_modules,
+                                      project_tests, pytest_missing)
+from workspace.python_imports import Imports
 from workspace.user_repo import RepoProblem
 from workspace.user_task import build_task, choose_files, default_ticket, matching, shown
+from workspace.user_tests import find_test_code, is_test, is_tooling
 
 
-def first_run(tree, command, repo, show):
+def first_run(tree, command, repo, files, show):
     """The starting run: its result when tests fail; None when nothing fails; else RepoProblem."""
     if sandbox.detect()[1]:
         print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)
@@ -27,6 +33,12 @@ def first_run(tree, command, repo, show):
     if pytest_missing(start):
         raise RepoProblem(f"pytest is not installed for {command.python}; install it there "
                           f"({command.python} -m pip install pytest) or pass --python")
+    missing = missing_modules(start, files)
+    if missing:  # an environment to set up, not a bug for a model to "repair"
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise RepoProblem(f"the tests cannot import {missing[0]}{more} (ModuleNotFoundError), which is not in {repo}: "
+                          f"a dependency missing from {command.python}; pass --python with the project's own "
+                          "environment, or install the dependencies there")
     if start["exit_code"] == 5:
         raise RepoProblem(f"no tests found in {repo} (pytest collected none); choose them with --tests")
     if start["exit_code"] == 0:
@@ -41,17 +53,19 @@ def first_run(tree, command, repo, show):
 
 
 def make_task(args, repo, tree, files, command, start, show):
-    """The task: the ticket, the project's test files, what the model may read and edit."""
+    """The task: the ticket, the project's test code, what the model may read and edit."""
     failing = failures(start["output"])
-    # The failing tests' files first, then the code their tracebacks point at: a small model
-    # answers about the first file it is shown, so the likely culprit must not come after others.
     failing_files = [test.split("::")[0] for test, _ in failing]
-    first = failing_files + blamed_files(start["output"], files)
     # Only the failing tests' own files join the collected ones: a blamed file is code to repair.
-    tests = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *failing_files}
+    collected = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *failing_files}
+    tests = find_test_code(tree, files, collected, repo.name)
+    support = sorted(p for p in tests if p not in collected and not is_test(p, ()))
+    if support:
+        show.line(f"note: test code the tests import, never editable by default: {clean(shown(support))}")
     for glob in args.editable:
         if not matching(files, [glob]):
             raise RepoProblem(f"--editable {glob} matches no file of {repo}")
+    first = first_files(tree, files, tests, [test for test, _ in failing], start["output"])
     readable, editable, notes = choose_files(tree, files, tests, first, args.readable, args.editable)
     for note in notes:
         show.line(f"note: {clean(note)}")
@@ -62,3 +76,25 @@ def make_task(args, repo, tree, files, command, start, show):
                       readable, editable)
     show.line(f"task: {len(readable)} readable files, editable: {clean(shown(editable))}")
     return task
+
+
+def first_files(tree, files, tests, failing, output):
+    """What a model must be shown first, because a small model answers about the first file it
+    sees: the code the failures' tracebacks point at, then the code the failing tests call, in
+    the order they name it (a failed assertion has no frame in the code), then their own files."""
+    imports = Imports(tree, files)
+    used = [path for test in failing for path in used_by(imports, test)]
+    blamed = blamed_files(output, files)
+    code = [path for path in [*blamed, *used] if not is_test(path, tests) and not is_tooling(path)]
+    return list(dict.fromkeys([*code, *(test.split("::")[0] for test in failing), *blamed]))
+
+
+def say_context(task, start, read, show):
+    """Name on the terminal what the first message shows the model and what it leaves out."""
+    _, seen = preload(task, start, read)
+    left = [path for path in preload_paths(task) if path not in seen]
+    show.line(f"context: the model is shown {clean(shown(list(seen)) or 'no file')} "
+              f"({sum(len(text) for text in seen.values()):,} characters)")
+    if left:
+        show.line(f"context: left out (the model may read them; --readable GLOB shows files first): "
+                  f"{clean(shown(left))}")

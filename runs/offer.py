@@ -21,9 +21,10 @@ def wants_colour(out):
 
 
 def patch_lines(text, colour):
-    """The patch as it is shown: inert, and coloured when `colour`."""
+    """The patch as it is shown: inert, and coloured when `colour`. Lines end at "\\n" alone: a
+    "\\r" before it is shown (\\x0d), so a line whose only change is its ending shows as one."""
     shown = []
-    for line in text.splitlines():
+    for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
         safe = clean(line, keep_newlines=True).replace("\t", "    ")
         if colour and line.startswith(("+++ ", "--- ")):
             safe = f"{BOLD}{safe}{RESET}"

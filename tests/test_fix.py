@@ -130,8 +130,8 @@ def test_a_run_that_did_not_repair_is_never_applied(fake_ollama, tmp_path, capsy
 
 
 def test_the_code_a_traceback_blames_is_read_first_and_stays_editable(fake_ollama, tmp_path):
-    # The failing test raises inside the package: the file the traceback points at comes right
-    # after the test file, and it is code to repair, not a test file (what the real model's
+    # The failing test raises inside the package: the file the traceback points at comes first,
+    # before the test file, and it is code to repair, not a test file (what the real model's
     # trial found when the blamed file was once counted among the tests).
     files = {**PROJECT, "src/calc/ops.py": OPS + "\n\ndef mean(values):\n    return sum(values) / (len(values) - 1)\n",
              "src/calc/aaa.py": "ANSWER = 42\n",
@@ -142,7 +142,7 @@ def test_the_code_a_traceback_blames_is_read_first_and_stays_editable(fake_ollam
     code, output = run_fix(fake_ollama, repo, tmp_path)
     spec = json.loads(output.read_text())["task_spec"]
     assert code == fix.NOT_APPLIED
-    assert spec["readable"][:2] == ["tests/test_ops.py", "src/calc/ops.py"]
+    assert spec["readable"][:2] == ["src/calc/ops.py", "tests/test_ops.py"]
     assert "src/calc/ops.py" in spec["editable"] and "src/calc/ops.py" not in spec["tests"]
 
 

@@ -67,13 +67,22 @@ def test_a_missing_folder_is_one_line(tmp_path, capsys):
     one_line_error(capsys, "is not a folder")
 
 
+MISSING = ["cannot import yaml_not_installed (ModuleNotFoundError)", "a dependency missing from", "--python"]
+
+
 @pytest.mark.parametrize("files, flags, words", [
     ({"pyproject.toml": "", "calc.py": OPS}, [], ["no tests found", "--tests"]),
     ({**PROJECT, "tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(30)\n"},
      ["--test-timeout", "1"], ["longer than --test-timeout 1 s"]),
     (PROJECT, ["--tests=--no-such-flag"], ["pytest could not run the tests (exit code 4)"]),
     (PROJECT, ["--editable", "nothing*.py"], ["--editable nothing*.py matches no file"]),
-], ids=["no tests", "too slow", "bad pytest arguments", "editable matches nothing"])
+    # A dependency missing from the interpreter is no bug to repair: said before any model is asked,
+    # whether a test, the code or a conftest.py imports it.
+    ({**PROJECT, "tests/test_io.py": "import yaml_not_installed\n"}, [], MISSING),
+    ({**PROJECT, "src/calc/ops.py": "import yaml_not_installed.loader\n" + OPS}, [], MISSING),
+    ({**PROJECT, "conftest.py": "import yaml_not_installed\n"}, [], MISSING),
+], ids=["no tests", "too slow", "bad pytest arguments", "editable matches nothing", "a test imports a missing module",
+        "the code imports one", "conftest.py imports one"])
 def test_bad_input_is_one_line_and_the_tree_stays_as_it_was(tmp_path, capsys, files, flags, words):
     repo = make_project(tmp_path / "calc", files)
     before = tree_state(repo)
@@ -107,7 +116,7 @@ def test_an_unreadable_file_is_left_out_with_a_note(tmp_path, capsys, monkeypatc
     repo = make_project(tmp_path / "calc", {**PROJECT, "src/calc/ops.py": OPS_FIXED, "notes.txt": "mine\n"})
     assert run_fix(repo, tmp_path) == 0
     printed = capsys.readouterr().out
-    assert "note: left out of the copy (unreadable): notes.txt (Permission denied)" in printed
+    assert "note: left out of the copy: notes.txt (Permission denied)" in printed
 
 
 def test_binary_editable_files_are_skipped_and_the_budget_says_what_it_left_out(fake_ollama, tmp_path, capsys,
@@ -118,7 +127,7 @@ def test_binary_editable_files_are_skipped_and_the_budget_says_what_it_left_out(
     fake_ollama.play([text("I would rather not."), done()])
     assert run_fix(repo, tmp_path, "--editable", "src/calc/*", host=fake_ollama.url) == fix.NOT_APPLIED
     printed = capsys.readouterr().out
-    assert "note: budget: 1 files readable" in printed and "1 left out: src/calc/ops.py" in printed
+    assert "note: budget: 1 files readable" in printed and "1 left out: tests/test_ops.py" in printed
     assert "note: skipped from --editable: src/calc/logo.png (binary)" in printed
     assert "editable: src/calc/__init__.py, src/calc/ops.py" in printed
     assert tree_state(repo) == before

@@ -6,9 +6,10 @@ import sys
 
 import pytest
 
+from runs.offer import patch_lines
 from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace.patch import make_patch, moved_on, refusal, stat_lines
-from workspace.project_pytest import blamed_files, config_file, failures, project_command
+from workspace.project_pytest import blamed_files, config_file, failures, missing_modules, project_command
 from workspace.task_catalog import load_task
 from workspace.user_repo import git_state, list_files, starting_tree
 from workspace.user_task import UserTask, recorded_task, spec_problem, task_from_spec
@@ -38,6 +39,19 @@ def test_a_folder_is_walked_without_caches_or_virtual_environments(tmp_path):
     assert skipped == [] and os.readlink(tmp_path / "tree" / "alias.py") == "src/calc/ops.py"  # a link stays a link
 
 
+def test_a_link_leads_to_the_same_file_inside_the_copy_and_never_out_of_it(tmp_path):
+    repo = make_project(tmp_path / "calc", {"README.md": "x\n", "docs/index.md": "y\n"}, git=False, links={
+        "absolute.md": str(tmp_path / "calc" / "README.md"), "docs/up.md": "../README.md",
+        "home": str(tmp_path), "docs/sibling": "../../elsewhere/file"})
+    copied, skipped = starting_tree(repo, list_files(repo), tmp_path / "tree")
+    # The absolute link would lead to the user's own README.md: in the copy it leads to the copy's.
+    assert os.readlink(tmp_path / "tree/absolute.md") == "README.md"
+    assert os.readlink(tmp_path / "tree/docs/up.md") == "../README.md"
+    assert skipped == ["docs/sibling (a link pointing outside the repository)",
+                       "home (a link pointing outside the repository)"]
+    assert not os.path.lexists(tmp_path / "tree/home") and "home" not in copied
+
+
 @pytest.mark.parametrize("files, expected", [
     ({"pyproject.toml": "[project]\n", "setup.cfg": "[tool:pytest]\n"}, "setup.cfg"),
     ({"pyproject.toml": "[tool.pytest.ini_options]\n", "tox.ini": "[pytest]\n"}, "pyproject.toml"),
@@ -58,9 +72,21 @@ def test_plugins_autoload_only_for_the_projects_own_interpreter(tmp_path):
 
 
 def test_failures_are_read_from_the_short_summary():
-    output = "x\nFAILED tests/test_a.py::test_b[1-2] - AssertionError: assert 1 == 2\nERROR tests/test_c.py\n1 failed"
+    output = ("x\nFAILED tests/test_a.py::test_b[1-2] - AssertionError: assert 1 == 2\nERROR tests/test_c.py\n"
+              "SUBFAILED(n=2, m='a b') tests/test_d.py::T::test_e - assert 2 < 2\nSUBFAILED[message] tests/test_f.py::g"
+              "\nFAILED tests/test_d.py::T::test_e - contains 2 failed subtests\n4 failed")
     assert failures(output) == [("tests/test_a.py::test_b[1-2]", "AssertionError: assert 1 == 2"),
-                                ("tests/test_c.py", "")]
+                                ("tests/test_c.py", ""), ("tests/test_d.py::T::test_e", "assert 2 < 2"),
+                                ("tests/test_f.py::g", "")]
+
+
+def test_a_missing_module_is_a_dependency_only_when_the_repository_does_not_hold_it():
+    output = ("E   ModuleNotFoundError: No module named 'calc.gone'\nE   ModuleNotFoundError: No module named 'yaml'\n"
+              "ERROR tests/test_b.py - ModuleNotFoundError: No module named 'helpers'\n"
+              "FAILED tests/test_c.py::test_x - ModuleNotFoundError: No module named 'requests.adapters'\n")
+    files = ["src/calc/__init__.py", "tests/helpers.py", "tests/test_b.py"]
+    assert missing_modules({"exit_code": 1, "output": output}, files) == ["yaml", "requests.adapters"]
+    assert missing_modules({"exit_code": 0, "output": output}, files) == []  # the tests pass: nothing is missing
 
 
 def a_task(tmp_path, editable=("ops.py",)):
@@ -92,6 +118,22 @@ def test_the_patch_applies_with_git_even_without_a_final_newline(tmp_path):
     subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd=target, check=True)
     assert (target / "ops.py").read_bytes() == (work / "ops.py").read_bytes()
     assert stat_lines(patch) == [" ops.py |   4 ++--", " 1 file changed, 2 insertions(+), 2 deletions(-)"]
+
+
+def test_the_patch_holds_and_shows_exactly_the_bytes_written(tmp_path):
+    # CRLF endings, a form feed (Python allows one between lines) and a lone CR inside a line:
+    # the patch is cut at "\n" alone, as git reads it, and the terminal shows each "\r".
+    start = "def add(a, b):\r\n    return a - b\r\n\x0c\r\n\r\ndef mul(a, b):\r\n    return a * b  # x\ry\r\n"
+    task = a_task(tmp_path)
+    (task.repo / "ops.py").write_bytes(start.encode())
+    work = make_project(tmp_path / "work", {"ops.py": start.replace("a - b\r\n", "a + b\n")}, git=False)
+    patch = make_patch(task, work)
+    assert "-    return a - b\r\n+    return a + b\n" in patch.text and patch.changes == {"ops.py": (1, 1)}
+    assert "-    return a - b\\x0d" in patch_lines(patch.text, False) and "+    return a + b" in patch_lines(patch.text, False)
+    (tmp_path / "p.diff").write_bytes(patch.text.encode())
+    target = make_project(tmp_path / "target", {"ops.py": start}, git=False)
+    subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd=target, check=True)
+    assert (target / "ops.py").read_bytes() == (work / "ops.py").read_bytes()
 
 
 def test_the_guardrails_name_their_reason(tmp_path):

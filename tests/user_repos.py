@@ -24,12 +24,15 @@ PROJECT = {"pyproject.toml": '[project]\nname = "calc"\n\n[tool.pytest.ini_optio
 ADD_FIX = call("replace_text", old="return a - b", new="return a + b")
 
 
-def make_project(root, files=PROJECT, git=True):
-    """Write `files` under `root`; with `git`, commit them as a user would have."""
+def make_project(root, files=PROJECT, git=True, links=None):
+    """Write `files` under `root` and make `links` ({path: where it points}); with `git`, commit
+    them as a user would have."""
     root = Path(root)
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_bytes(text if isinstance(text, bytes) else text.encode())
+    for path, points_to in (links or {}).items():
+        os.symlink(points_to, root / path)
     if git:
         for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t",
                                                         "-c", "commit.gpgsign=false", "commit", "-qm", "start"]):

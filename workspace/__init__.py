@@ -7,8 +7,11 @@
 - verdict.py: the independent verdict, on a clean copy that receives only the editable files.
 - files.py: atomic writes, fingerprints, removing trees.
 - fix.py's side, a user's own repository: user_repo.py (its files, read and copied, never
-  written), project_pytest.py (its tests run its own way), user_task.py (the task built from
-  it), patch.py (the patch, the guardrails, and applying it once approved).
+  written), project_pytest.py (its tests run its own way), user_tests.py (which files are its
+  test code, from what the tests import: python_imports.py reads imports, project_names.py the
+  packaging), failing_uses.py (the code a failing test calls, shown to a model first),
+  user_task.py (the task built from it), patch.py (the patch, the guardrails, and applying it
+  once approved).
 
 What this folder deliberately is not: the model's tools (repo_tools.py at the root chooses
 what the model may do; this folder does it) or anything that talks to a model.

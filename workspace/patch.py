@@ -58,7 +58,11 @@ def _bytes(path):
 
 
 def _lines(data):
-    return data.decode("utf-8", errors="replace").splitlines(keepends=True)
+    """The lines as git counts them: ended by "\\n" alone, each keeping its ending ("\\r\\n" too),
+    so the diff holds exactly the bytes that will be written (str.splitlines would also split
+    at a form feed or a lone "\\r", and a patch made so would not apply)."""
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def stat_lines(patch):

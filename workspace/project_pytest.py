@@ -36,7 +36,8 @@ CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), 
            ("setup.cfg", "tool:pytest"))
 OUR_FLAGS = ("-q", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
 COLLECT = ("--collect-only", "-qq")  # one line per test file: "tests/test_a.py: 4"
-SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+?)(?: - (.*))?$", re.M)
+# "SUBFAILED(n=2) tests/test_a.py::test_x - ..." (or SUBFAILED[message]): a failed subtest names its test.
+SUMMARY = re.compile(r"^(FAILED|ERROR|SUBFAILED(?:\(.*?\)|\[.*?\])?) (\S+?)(?: - (.*))?$", re.M)
 
 
 def default_python(repo):
@@ -105,8 +106,12 @@ def interpreter_places(python):
 
 
 def failures(output, limit=10):
-    """[(test id, message)] from pytest's short summary ("FAILED tests/test_a.py::test_x - ...")."""
-    return [(test, (message or "").strip()) for _, test, message in SUMMARY.findall(output or "")][:limit]
+    """[(test id, message)] from pytest's short summary ("FAILED tests/test_a.py::test_x - ..."),
+    each test once."""
+    found = {}
+    for _, test, message in SUMMARY.findall(output or ""):
+        found.setdefault(test, (message or "").strip())
+    return list(found.items())[:limit]
 
 
 def blamed_files(output, files):
@@ -120,6 +125,15 @@ def pytest_missing(result):
     """True when the interpreter has no pytest: nothing ran, and Python said why."""
     return (result["exit_code"] != 0 and not (result["passed"] or result["failed"] or result["errors"])
             and re.search(r"No module named '?pytest'?(\s|$)", result["output"]) is not None)
+
+
+def missing_modules(result, files):
+    """The modules the tests could not import that the repository does not hold (`files`):
+    its dependencies, missing from the interpreter. Only for a run that did not pass."""
+    named = re.findall(r"ModuleNotFoundError: No module named '([\w.]+)'", result["output"] or "")
+    own = {part.removesuffix(".py") for path in files for part in Path(path).parts}
+    return [] if result["exit_code"] == 0 else [
+        module for module in dict.fromkeys(named) if module.split(".")[0] not in own]
 
 
 def collected_files(output):

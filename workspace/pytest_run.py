@@ -170,10 +170,16 @@ def _portable(output, root):
 
 
 def _counts(output):
-    """Parse pytest's closing summary line ("1 failed, 3 passed") into counts."""
+    """Parse pytest's closing summary line ("1 failed, 3 passed") into counts. Subtests (pytest 9,
+    unittest's subTest) count apart when they pass ("3 passed, 152 subtests passed"), but each
+    failed one counts in "failed", with a SUBFAILED line of its own: `subtests_failed` says how
+    many, so the tests themselves can be counted (verdict.py). Only when there are any: a
+    result of a run without subtests stays what it always was."""
     for line in reversed(output.splitlines()):
-        if re.fullmatch(r"\d+ \w+(, \d+ \w+)*", line.strip().strip("=").strip()):
+        if re.fullmatch(r"\d+ \w+( \w+)?(, \d+ \w+( \w+)?)*", line.strip().strip("=").strip()):
             counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
             errors = counts.get("errors", counts.get("error", 0))  # "1 error", "2 errors"
-            return {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "errors": errors}
+            subtests = len(re.findall(r"^SUBFAILED\b", output, re.M))
+            return {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "errors": errors,
+                    **({"subtests_failed": subtests} if subtests else {})}
     return {"passed": 0, "failed": 0, "errors": 0}

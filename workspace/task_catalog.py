@@ -25,13 +25,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from workspace.user_tests import is_test_or_config
+
 PROJECT = Path(__file__).resolve().parent.parent
 TASKS = PROJECT / "tasks"
 SAMPLE_TASK = "path_rules"
 TEST_FOLDER = "tests/"
-# Files that pytest (or Python itself) reads as configuration: never editable, whatever a task says.
-TEST_CONFIG = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "setup.py", "pyproject.toml",
-               "sitecustomize.py", "usercustomize.py"}
 MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a task folder's name: printable, one shell word
 
@@ -52,15 +51,10 @@ class Task:
         return (f"{self.ticket}\n\nFiles you can read: {', '.join(self.readable)}\n"
                 f"Files you can edit: {', '.join(self.editable)}")
 
+    keeps_links = False  # no link at all; fix.py's UserTask keeps the links that stay inside its repository
+
     def is_test_file(self, path):
         return path.startswith(TEST_FOLDER)
-
-
-def is_test_or_config(path):
-    """A test (under tests/, or named like one) or a file pytest reads as configuration."""
-    name = PurePosixPath(path).name
-    return (path.startswith(TEST_FOLDER) or name in TEST_CONFIG or name.startswith("test_")
-            or name.endswith("_test.py"))
 
 
 def task_names(tasks_dir=None):
@@ -164,14 +158,19 @@ def _kind(root, path):
     return None if stat.S_ISREG(mode) else "is not a regular file"
 
 
-def _odd_entry(repo):
-    """The first link or special file anywhere in the repository, as a problem, or None."""
+def _odd_entry(repo, links_inside=False):
+    """The first link or special file anywhere in the repository, as a problem, or None.
+    With `links_inside`, a link that resolves inside the repository is no problem."""
+    real = os.path.realpath(repo)
     for here, folders, files in os.walk(repo):
         for name in folders + files:
             try:
                 mode = os.lstat(os.path.join(here, name)).st_mode
             except OSError:
                 continue  # gone while we looked: nothing to copy
+            if links_inside and stat.S_ISLNK(mode) and Path(
+                    os.path.realpath(os.path.join(here, name))).is_relative_to(real):
+                continue
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
                 where = Path(here, name).relative_to(repo).as_posix()
                 return f"repo: {where} is {'a link' if stat.S_ISLNK(mode) else 'a special file'}; " \
@@ -180,13 +179,14 @@ def _odd_entry(repo):
 
 
 def fresh_copy(task, folder):
-    """Copy the task's pristine repository into `folder`/repo and return the copy's path. Modes
-    are opened up (files 0644, or 0755 when executable; folders 0755) for the sandboxed user. A
-    link is copied as a link, never followed (no outside text gets in, no chmod goes through
-    it), and one that appeared since the task was checked is refused."""
+    """Copy the task's pristine repository into `folder`/repo and return the copy's path.
+    Modes are opened up (files 0644, or 0755 when executable; folders 0755) so the sandboxed
+    user can read them. A link is copied as a link, never followed, so no outside file's text
+    gets in (and no chmod goes through it); one that appeared since the task was checked, or
+    that leads out of the copy (for a task that `keeps_links`), is then refused."""
     copy = Path(shutil.copytree(task.repo, Path(folder) / "repo", symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")))
-    problem = _odd_entry(copy)
+    problem = _odd_entry(copy, links_inside=task.keeps_links)
     if problem:
         raise ValueError(f"task {task.name!r}: {problem}")
     for here, folders, files in os.walk(copy):

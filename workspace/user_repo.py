@@ -93,8 +93,9 @@ def git_state(repo):
 
 
 def starting_tree(repo, files, folder):
-    """Copy `files` from `repo` into `folder` (links as links) and return (copied, skipped):
-    the paths copied, and one "path (why)" per file that could not be read."""
+    """Copy `files` from `repo` into `folder` and return (copied, skipped): the paths copied,
+    and one "path (why)" per file left out (unreadable, or a link pointing outside `repo`).
+    A link is copied as a link to the same file inside the copy; none is ever followed out."""
     repo, folder = Path(repo), Path(folder)
     total = sum(_size(repo / path) for path in files)
     if total > TREE_BYTES:  # said before a byte is copied
@@ -107,7 +108,7 @@ def starting_tree(repo, files, folder):
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             if os.path.islink(source):
-                os.symlink(os.readlink(source), target)
+                _copy_link(repo, source, target)
             else:
                 _copy_file(source, target)
         except OSError as error:
@@ -122,6 +123,17 @@ def _size(path):
         return os.lstat(path).st_size
     except OSError:
         return 0
+
+
+def _copy_link(repo, source, target):
+    """Make `target` a relative link to the file `source` points at, when that is inside `repo`:
+    an absolute link or one that climbs out and back in would lead out of the copy, to the
+    user's own file. A link pointing outside is refused (OSError): the tests never follow it
+    to a file outside the repository. Nothing is read: the path is resolved, never opened."""
+    points_to = os.path.realpath(source)
+    if not Path(points_to).is_relative_to(os.path.realpath(repo)):
+        raise OSError(0, "a link pointing outside the repository")
+    os.symlink(os.path.relpath(points_to, os.path.realpath(source.parent)), target)
 
 
 def _copy_file(source, target):

@@ -2,10 +2,11 @@
 
 `build_task(...)` makes a `UserTask`, a workspace.task_catalog.Task (so the tools, the
 recorder and the verdict treat it like any shipped task) whose test files are the project's
-(the ones pytest collected, or named like tests) and whose pytest command is the project's
-own (project_pytest.py). `choose_files` picks the readable files within a budget (the failing
-tests' files first, then the code, then the other tests) and the editable ones (the readable
-code, or `--editable` globs), and says in one line each what it left out and why.
+test code (user_tests.py: what pytest collected and the support code the tests import) and
+whose pytest command is the project's own (project_pytest.py). `choose_files` picks the
+readable files within a budget (`--readable`'s, then what the failing tests use, the code, the
+tests, packaging and tool configuration last) and the editable ones (the readable code, or
+`--editable` globs), and says in one line each what it left out and why.
 `task_spec` / `recorded_task` store the task in a recording and rebuild it for a replay.
 
 What this file deliberately is not: a reader of the user's tree (user_repo.py copies it once;
@@ -13,7 +14,6 @@ everything here looks at that copy) or a judge (verdict.py is).
 """
 import fnmatch
 import os
-import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,33 +21,31 @@ from pathlib import Path
 from repo_tools import MAX_FILE_BYTES
 from workspace.project_pytest import project_command
 from workspace.task_catalog import SAMPLE_TASK, Task, load_task
+from workspace.user_tests import is_test, is_tooling
 from workspace.user_repo import starting_tree
 
 READ_BUDGET = 200_000  # characters of readable files in all: what a model could read in one run
 READ_FILES = 60        # file names in the prompt and in read_file's description
 SHOWN = 5              # names shown in a note about what was left out
-TEST_NAME = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 
 
 @dataclass(frozen=True)
 class UserTask(Task):
     tests: tuple = ()  # the project's test files: the ones pytest collected
     keep: object = field(default=None, compare=False, repr=False)  # a replay's temporary tree, alive with the task
+    preload_as_listed: bool = False  # the preload shows `readable` in its order (a recording from before: editable first)
+    keeps_links = True  # links inside the repository, as starting_tree copied them (never editable)
 
     def is_test_file(self, path):
         return is_test(path, self.tests)
 
 
-def is_test(path, tests):
-    """A test file: one pytest collected (`tests`), a conftest.py, or one named like a test."""
-    return path in tests or TEST_NAME.search(path) is not None
-
-
 def build_task(name, ticket, tree, tests, command, readable, editable):
-    """The UserTask for the project `name` whose starting tree is at `tree`."""
+    """The UserTask for the project `name` whose starting tree is at `tree`; the preload shows
+    the readable files in their order (choose_files puts what the failing tests use first)."""
     return UserTask(name=f"fix:{name}", title=f"fix the failing tests of {name}", ticket=ticket,
                     readable=tuple(readable), editable=tuple(editable), repo=Path(tree), pytest=command,
-                    tests=tuple(sorted(tests)))
+                    tests=tuple(sorted(tests)), preload_as_listed=True)
 
 
 def default_ticket(failing, start):
@@ -61,11 +59,13 @@ def default_ticket(failing, start):
 
 def choose_files(tree, files, tests, first=(), readable_globs=(), editable_globs=()):
     """(readable, editable, notes): the files the model may read and edit, and one line per
-    thing a user should know (what the budget left out, what was skipped and why)."""
+    thing a user should know (what the budget left out, what was skipped and why). Readable, in
+    the order a model is shown them: `--readable`'s, `first` (what the failing tests use), the
+    code, the tests, then packaging and tool configuration (readable, never editable by default)."""
     notes, sizes = [], {p: text_size(Path(tree) / p) for p in files}
     python = sorted((p for p in files if p.endswith(".py")), key=lambda p: (p.count("/"), p))
-    code = [p for p in python if not is_test(p, tests)]
-    wanted = [*first, *matching(files, readable_globs), *code, *[p for p in python if is_test(p, tests)]]
+    code = [p for p in python if not is_test(p, tests) and not is_tooling(p)]
+    wanted = [*matching(files, readable_globs), *first, *code, *[p for p in python if is_test(p, tests)], *python]
     readable, left, used = [], [], 0
     for path in dict.fromkeys(wanted):
         if not sizes.get(path) or not isinstance(sizes[path], int):
@@ -128,7 +128,8 @@ def task_spec(task, tests_args):
     """The task as a recording keeps it: enough to rebuild it (with the repository at hand)."""
     return {"name": task.name, "title": task.title, "ticket": task.ticket, "readable": list(task.readable),
             "editable": list(task.editable), "tests": list(task.tests), "repo": task.pytest.inside,
-            "python": task.pytest.python, "tests_args": list(tests_args), "timeout": task.pytest.timeout}
+            "python": task.pytest.python, "tests_args": list(tests_args), "timeout": task.pytest.timeout,
+            "preload_as_listed": task.preload_as_listed}
 
 
 def recorded_task(recording, tasks_dir=None, tree=True):
@@ -156,7 +157,7 @@ def task_from_spec(spec, files=None):
     command = project_command(spec["repo"], spec["python"], spec["tests_args"], spec["timeout"])
     return UserTask(name=spec["name"], title=spec["title"], ticket=spec["ticket"], readable=tuple(spec["readable"]),
                     editable=tuple(spec["editable"]), repo=repo, pytest=command, tests=tuple(spec["tests"]),
-                    keep=keep)
+                    keep=keep, preload_as_listed=spec.get("preload_as_listed", False))
 
 
 def spec_problem(spec, files):
@@ -169,6 +170,8 @@ def spec_problem(spec, files):
         return f"needs text {', '.join(texts)} and lists of text {', '.join(lists)}"
     if not isinstance(spec.get("timeout"), (int, float)) or isinstance(spec["timeout"], bool) or spec["timeout"] <= 0:
         return "timeout must be a positive number"
+    if not isinstance(spec.get("preload_as_listed", False), bool):
+        return "preload_as_listed must be true or false"
     if not os.path.isabs(spec["repo"]) or not os.path.basename(spec["python"]).startswith("python"):
         return "repo must be an absolute path and python an interpreter named python*"
     paths = [*spec["readable"], *spec["editable"], *spec["tests"], *files]
