@@ -76,12 +76,6 @@ class LoopSettings:
 BEFORE_FIELD = {"unchanged_edits": "malformed"}
 
 
-# What measured best on a real 1.5B model (README, "Measured lift"): every lever on. The loop's
-# defaults above stay the plain contract, so a recording or an evaluation made without flags
-# means the same everywhere; fix.py, where a user just wants the repair, starts from these.
-LEVERS = {"context": "preload", "text_edits": "run", "text_calls": "run", "verify_finish": 2}
-
-
 def agent_events(chat, tools, task, settings=None, *, start_tests=None, cancel=None, **fields):
     """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
     LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError

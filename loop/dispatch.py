@@ -13,12 +13,14 @@ import json
 
 import loop.turn_policy as policy
 from loop.tool_checks import argument_problem, nests_too_deep, quoted
+from loop.written import TextEdit
 
 
 def run_calls(run, calls, written_as_text, turn):
     """Run each call (at most MAX_CALLS_PER_TURN); return what ran, or a deadline stop. Only
     the tools the run offers can run (agent_loop.Run.schemas)."""
     schemas = {schema["function"]["name"]: schema for schema in run.schemas}
+    edits = {schema["function"]["name"]: schema for schema in run.tools.schemas if schema["function"]["name"] == "replace_text"}
     # `edited`: an edit was applied this turn; `tests`: the last test run after it (check_edits).
     ran = {"executed": 0, "results": [], "repeated": None, "edited": False, "tests": None}
     for index, call in enumerate(calls):
@@ -28,7 +30,8 @@ def run_calls(run, calls, written_as_text, turn):
         start = {"type": "tool_start", "turn": turn, "index": index, "name": name, "arguments": arguments,
                  **({"written_as_text": True} if written_as_text else {})}
         yield start
-        refusal = getattr(call, "refusal", None) or _refusal(schemas, name, arguments, index)
+        allowed = {**schemas, **edits} if isinstance(call, TextEdit) else schemas  # see written.TextEdit
+        refusal = getattr(call, "refusal", None) or _refusal(allowed, name, arguments, index)
         result = {"error": refusal} if refusal else invoke(run.tools, name, arguments, run.budget)
         if not refusal:
             ran["executed"] += 1

@@ -25,7 +25,7 @@ from search.servers import lost_to_server
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import changes, judge
 
-TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "timed_out")
+TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "timed_out", "sandbox")
 
 
 class CancelChecks:
@@ -44,7 +44,9 @@ class CancelChecks:
 
 def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_tests=None,
                all_candidates=False, sandbox_mode="auto", on_candidate=None):
-    """Run the search; return the recording body (see the module docstring)."""
+    """Run the search; return (the recording body (see the module docstring), the tools of the run
+    it shows at the top, whose copy holds its edits), or (None, None) when no candidate could
+    start because every server had failed."""
     folder = Path(folder)
     first = RepoTools(fresh_copy(task, folder / "start"), task=task, sandbox_mode=sandbox_mode)
     sample, prompt = sample_hashes(first.root), task.prompt() if prompt is None else prompt
@@ -59,6 +61,8 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
 
     with ThreadPoolExecutor(settings.candidates, thread_name_prefix="candidate") as pool:
         ran = [found for found in pool.map(one, range(1, settings.candidates + 1)) if found]
+    if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
+        return None, None
     return _body(task, settings, prompt, sample, start_tests, first, ran, all_candidates, search.named)
 
 
@@ -135,24 +139,18 @@ def _body(task, settings, prompt, sample, start_tests, first, ran, all_candidate
     tried = [r for r in records if "tests" in r]  # not lost to a server
     chosen, why = choose(tried, task.editable)
     shown = chosen if chosen is not None else closest(tried)
-    shown = shown if shown is not None else records[0]["index"] if records else None
+    shown = shown if shown is not None else records[0]["index"]  # every one lost to a server
     if all_candidates:  # every candidate that passed is judged, so the coverage curve is the verdict's
         for record in tried:
             if eligible(record, task.editable):
                 record["verdict"] = judge(tools_of[record["index"]], start_tests)["verdict"]
     for record in records:
         record["chosen"] = record["index"] == chosen
-    top = next((r for r in records if r["index"] == shown), None)
-    judged = judge(tools_of[shown], start_tests) if top else _nothing_ran(first, start_tests)
+    top = next(r for r in records if r["index"] == shown)
+    judged = judge(tools_of[shown], start_tests)
     search = {"candidates": settings.candidates, "ran": len(tried), "all_candidates": all_candidates,
               "chosen": chosen, "shown": shown, "why": why, "servers_failed": named}
     head = body_head(first, settings, prompt, sample, start_tests)
-    run = top or {"turns": [], "events": [], "stop": {"type": "stopped", "turn": 0, "reason": "cancelled"},
-                  "timings": {}}
-    return {**head, **judged, "turns": run["turns"], "events": run["events"], "stop": run["stop"],
-            "timings": run["timings"], "candidates": records, "search": search}
-
-
-def _nothing_ran(first, start_tests):
-    """The verdict fields when no candidate ran at all: the pristine copy, judged as it is."""
-    return judge(first, start_tests)
+    body = {**head, **judged, "turns": top["turns"], "events": top["events"], "stop": top["stop"],
+            "timings": top["timings"], "candidates": records, "search": search}
+    return body, tools_of[shown]

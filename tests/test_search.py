@@ -41,8 +41,8 @@ def search(tmp_path, scripts, settings=SETTINGS, **options):
     chats = {i: ScriptedChat(*script) for i, script in enumerate(scripts, 1)}
     settings = LoopSettings(**{**settings.recorded(), "candidates": len(scripts)})
     servers = Servers(["http://one"], options.pop("parallel", 1), tmp_path / "slots")
-    body = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], 100 + i), servers,
-                      folder=tmp_path / "copies", **options)
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], 100 + i), servers,
+                         folder=tmp_path / "copies", **options)
     return body, chats
 
 
@@ -99,8 +99,8 @@ def test_a_running_candidate_is_called_off_and_its_replay_stops_at_the_same_chec
     chats = {1: ScriptedChat(slow, [text("done"), done()]), 2: ScriptedChat(*turns_of(FIX))}
     servers = Servers(["http://one"], 2, tmp_path / "slots")
     settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
-    body = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], i), servers,
-                      folder=tmp_path / "copies", on_candidate=lambda c: c["index"] == 2 and passed.set())
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], i), servers,
+                         folder=tmp_path / "copies", on_candidate=lambda c: c["index"] == 2 and passed.set())
     slow_one = next(c for c in body["candidates"] if c["index"] == 1)
     assert slow_one["stop"]["reason"] == "cancelled" and slow_one["cancelled_after_checks"] >= 1
     assert chats[1].remaining_turns == 1 and chats[1].closed_streams == 1  # its stream was closed
@@ -133,8 +133,8 @@ def test_a_failed_server_is_named_once_and_its_candidate_runs_on_another(tmp_pat
              ("http://up", 1): ScriptedChat(*turns_of(FIX))}
     servers = Servers(["http://down", "http://up"], 1, tmp_path / "slots")
     settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
-    body = run_search(load_task("path_rules"), settings, lambda i, url: (chats.get((url, i), ScriptedChat()), i),
-                      servers, folder=tmp_path / "copies")
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats.get((url, i), ScriptedChat()), i),
+                         servers, folder=tmp_path / "copies")
     assert body["search"]["servers_failed"] == [{"url": "http://down", "error": "ModelUnavailable: cannot reach http://down"}]
     assert servers.working() == ["http://up"]
     assert body["verdict"] == "repaired" and body["candidates"][0]["server"] == "http://up"
