@@ -97,7 +97,7 @@ def main(argv=None):
 def model_identity(args):
     """What makes two evaluations comparable, besides the loop's settings: the model and the
     options it is run with (not its URL: a server may move to another port)."""
-    search = {"all_candidates": True} if args.all_candidates else {}  # a coverage run counts apart
+    search = {"all_candidates": True} if getattr(args, "all_candidates", False) else {}  # a coverage run counts apart
     if args.scripted:
         return {"api": "scripted", **search}
     options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")}

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agent_loop import agent_events
 from repo_tools import RepoTools
-from runs.printer import OneLineParser, Printer, clean, columns, fail, result_line, run_cli
+from runs.printer import OneLineParser, Printer, candidate_line, clean, columns, fail, result_line, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
     RequestDrift,
@@ -175,6 +175,8 @@ def _replay_one(path, served, tasks_dir):
     show = Printer()
     for event in result["events"]:
         show(event)
+    for candidate in recording.get("candidates", []):  # a search: the shown run above, each candidate here
+        print(candidate_line(candidate))
     if served:  # no pytest ran: the verdict shown is the recording's, and is said to be
         print(f"verdict: {clean(recording['verdict'])} (as recorded; no pytest ran in a served replay)")
     else:

@@ -138,3 +138,22 @@ def test_a_failed_server_is_named_once_and_its_candidate_runs_on_another(tmp_pat
     assert body["search"]["servers_failed"] == [{"url": "http://down", "error": "ModelUnavailable: cannot reach http://down"}]
     assert servers.working() == ["http://up"]
     assert body["verdict"] == "repaired" and body["candidates"][0]["server"] == "http://up"
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r.update(candidates="three"),
+    lambda r: r.update(search=None),
+    lambda r: r["candidates"][0].update(index="one"),
+    lambda r: r["candidates"][0].update(cancelled_after_checks=-1),
+    lambda r: r["candidates"][0].update(events=[]),
+    lambda r: r["search"].update(chosen="2")])
+def test_a_damaged_search_recording_is_one_error_line(tmp_path, capsys, damage):
+    import replay as replay_cli
+    body, _ = search(tmp_path, [turns_of(FIX)])
+    path = saved(tmp_path, body)
+    recording = json.loads(path.read_text())
+    damage(recording)
+    path.write_text(json.dumps(recording))
+    assert replay_cli.main([str(path), "--served"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}: ")
