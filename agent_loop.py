@@ -45,6 +45,8 @@ class LoopSettings:
     offered_tools: tuple = TOOL_NAMES  # which of the allowlisted tools the model is shown
     system: str = SYSTEM            # the system prompt
     unchanged_edits: str = "apart"  # turns that only write code back unchanged: counted "apart", or "malformed"
+    check_edits: bool = False       # after a turn that edits, run the tests: green ends the run ("tests_passed")
+    candidates: int = 1             # trajectories per attempt, chosen by the tests (search/); 1: one run
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
@@ -74,24 +76,19 @@ class LoopSettings:
 BEFORE_FIELD = {"unchanged_edits": "malformed"}
 
 
-# What measured best on a real 1.5B model (README, "Measured lift"): every lever on. The loop's
-# defaults above stay the plain contract, so a recording or an evaluation made without flags
-# means the same everywhere; fix.py, where a user just wants the repair, starts from these.
-LEVERS = {"context": "preload", "text_edits": "run", "text_calls": "run", "verify_finish": 2}
-
-
-def agent_events(chat, tools, task, settings=None, *, start_tests=None, **fields):
+def agent_events(chat, tools, task, settings=None, *, start_tests=None, cancel=None, **fields):
     """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
     LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError
     before any request. `start_tests` (the starting run_tests result) is what context="preload"
-    shows the model of the failure."""
+    shows the model of the failure. `cancel` (a callable, asked with the budget) calls the run
+    off: a search whose other candidate already passed stops this one ("cancelled")."""
     settings = replace(settings or LoopSettings(), **fields)
-    run = Run(settings, tools, task, start_tests)
+    run = Run(settings, tools, task, start_tests, cancel)
 
     for turn in range(1, settings.max_turns + 1):
         # 1. Check the budget, then ask. A fresh list per request: a recorder keeps it as sent.
         if run.budget.spent():
-            yield _stopped(turn - 1, "deadline")
+            yield _stopped(turn - 1, run.budget.reason())
             return
         yield {"type": "model_start", "turn": turn}
         # 2. Read the whole streamed answer; nothing runs before it is complete.
@@ -128,7 +125,7 @@ def _stream_turn(request, turn, budget):
         stream = iter(request())  # inside the try: a chat that raises at once is a model_error too
         for chunk in stream:
             if budget.spent():
-                return {"stop": "deadline"}  # the finally below closes the in-flight stream
+                return {"stop": budget.reason()}  # the finally below closes the in-flight stream
             # Chunks of any shape: only the fields of the right type count.
             chunk = chunk if isinstance(chunk, dict) else {}
             message = chunk.get("message") if isinstance(chunk.get("message"), dict) else {}
@@ -144,7 +141,7 @@ def _stream_turn(request, turn, budget):
                 done, done_reason = True, chunk.get("done_reason")
     except Exception as error:  # noqa: BLE001 - any failure of the model is a named stop
         if budget.spent():
-            return {"stop": "deadline"}  # e.g. a read timeout set to fit the budget
+            return {"stop": budget.reason()}  # e.g. a read timeout set to fit the budget
         return {"stop": "model_error", "error": f"{type(error).__name__}: {error}"}
     finally:
         close_quietly(stream)

@@ -13,6 +13,8 @@
 7. Scripted evaluation of the first six tasks (EVALUATED_TASKS): attempts per minute with
    --jobs 1 and --jobs 2 and their ratio (target: at least 1.6 on 2 cores), and the harness's
    time beyond the attempts' own pytest runs (target: at most 5%).
+8. With --server URL: a model server's aggregate generated tokens per second with 1, 2 and 4
+   requests at once, as ratios (search/throughput.py): what `--parallel` gains on this machine.
 
 What this file deliberately is not: a test. Nothing here asserts a time.
 """
@@ -33,6 +35,7 @@ from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
 from runs.printer import OneLineParser, run_cli
 from runs.recording import load, loop_settings
+from search.throughput import slot_ratios
 from workspace.task_catalog import fresh_copy, load_task
 
 HERE = Path(__file__).parent
@@ -151,7 +154,14 @@ def _results(attempt):
 
 
 def main(argv=None):
-    OneLineParser(description="Print the benchmarks from one run (read the ratios: the machine is noisy).").parse_args(argv)
+    parser = OneLineParser(description="Print the benchmarks from one run (read the ratios: the machine is noisy).")
+    parser.add_argument("--server", metavar="URL", help="also measure a running OpenAI-compatible server's parallel "
+                                                         "slots (8. below), e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="the model it serves (with --server)")
+    args = parser.parse_args(argv)
+    if args.server:
+        print(f"parallel slots of {args.server} ({args.model}): generated tokens per second, all requests together")
+        slot_ratios(args.server, args.model)
     small, large = assembly_seconds(10_000), assembly_seconds(100_000)
     print(f"assembly: 10k chunks {small * 1000:.1f} ms, 100k chunks {large * 1000:.1f} ms, "
           f"ratio {large / small:.1f} (linear is about 10; target at most 12)")

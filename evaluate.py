@@ -27,7 +27,7 @@ from runs.flags import (
     add_model_flags,
     add_task_flags,
     check_model_flags,
-    make_model,
+    check_servers,
     positive,
     settings_from,
 )
@@ -70,12 +70,14 @@ def main(argv=None):
     except ValueError as error:
         return fail(error)
     try:  # the server first: nothing is written into --out before the model check passed
-        info = {"name": "scripted", "digest": None} if args.scripted else make_model(args).check()
+        info = {"name": "scripted", "digest": None} if args.scripted else check_servers(
+            args, lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
     except ModelUnavailable as error:
         return fail(error)
     info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
     evaluation = Evaluation(args.out, tasks, args.attempts, settings, model_identity(args),
-                            None if args.scripted else args, "plan" if args.scripted else None, args.jobs)
+                            None if args.scripted else args, "plan" if args.scripted else None, args.jobs,
+                            all_candidates=args.all_candidates, parallel=args.parallel)
     commit, dirty = git_state()  # once: every attempt of this invocation runs this same code
     try:
         result = evaluate(evaluation, info, commit, dirty)
@@ -95,10 +97,11 @@ def main(argv=None):
 def model_identity(args):
     """What makes two evaluations comparable, besides the loop's settings: the model and the
     options it is run with (not its URL: a server may move to another port)."""
+    search = {"all_candidates": True} if getattr(args, "all_candidates", False) else {}  # a coverage run counts apart
     if args.scripted:
-        return {"api": "scripted"}
+        return {"api": "scripted", **search}
     options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")}
-    return {"api": args.api, "model": args.model, "think": args.think, "options": options}
+    return {"api": args.api, "model": args.model, "think": args.think, "options": options, **search}
 
 
 def git_state():

@@ -26,10 +26,11 @@ from record_run import output_problem
 from repo_tools import RepoTools
 from runs.fix_flags import parse_args
 from runs.fix_task import first_run, make_task, say_context
-from runs.flags import make_model, settings_from
+from runs.flags import check_servers, make_model, settings_from
 from runs.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
+from search.live import search_live
 from workspace import sandbox
 from workspace.files import write_atomic
 from workspace.patch import apply, make_patch, moved_on, refusal, stat_lines
@@ -72,7 +73,13 @@ def fix(args):
         if settings.context == "preload":  # said before the model is asked: it shows even when no model answers
             say_context(task, start, tools.read_file, show)
         model, model_info = ready_model(args)
-        body = run_recorded(model, tools, settings, start_tests=start, on_event=show)
+        if settings.candidates > 1:  # the default: several candidates, chosen by the tests
+            body, model, tools = search_live(args, task, settings, start, Path(folder), say=show.line,
+                                             sandbox_mode="require" if args.require_sandbox else "auto")
+            if body is None:
+                raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
+        else:
+            body = run_recorded(model, tools, settings, start_tests=start, on_event=show)
         digest = args.model_digest or model_info["digest"]
         recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
                                  model={"name": model_info["name"], "digest": digest},
@@ -101,11 +108,13 @@ def check_input(args):
 
 
 def ready_model(args):
-    model = make_model(args)
-    try:
-        return model, model.check()  # fail before the loop: server up, model there
+    """The model on the first working server, and what it says of itself; RepoProblem when no
+    server answers (a server that does not, among several, is named and left out)."""
+    try:  # fail before the loop: server up, model there
+        info = check_servers(args, lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
     except ModelUnavailable as error:
         raise RepoProblem(str(error)) from None
+    return make_model(args), info
 
 
 def offer(args, repo, task, tools, recording, show):

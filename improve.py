@@ -21,15 +21,14 @@ import sys
 import time
 from pathlib import Path
 
-from agent_loop import LoopSettings
 from evaluate import git_state, model_identity
 from evaluation.folder import FolderProblem
 from evaluation.improvement import LostAttempts, Plan, run_improvement
 from evaluation.improvement_replay import replay_improvement
-from evaluation.improver import WEAK
 from local_model import ModelUnavailable
 from runs.flags import add_model_flags, add_task_flags, check_model_flags, make_model, positive
 from runs.printer import OneLineParser, clean, fail, run_cli
+from settings.named import load_settings
 from workspace.task_catalog import load_task, task_names
 
 SCRIPTED_PROMPT = """Repair the code step by step. Run the tests first and read the failure.
@@ -45,7 +44,9 @@ def parse_args(argv):
     parser.add_argument("--attempts", type=positive(int), default=1, metavar="K", help="attempts per task")
     parser.add_argument("--iterations", type=positive(int), default=4, metavar="N", help="evaluations at most")
     parser.add_argument("--target", type=float, default=1.0, metavar="RATE", help="stop at this training pass@1")
-    parser.add_argument("--start", default="weak", help="weak, default, or a JSON file of settings")
+    parser.add_argument("--start", "--settings", dest="start", default="weak", metavar="NAME|FILE",
+                        help="the starting configuration: a named one (weak, plain, levers, small-model; default "
+                             "means plain) or a JSON file of settings (default weak)")
     parser.add_argument("--improver", choices=("rules", "model"), default="rules")
     parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
     parser.add_argument("--out", help="output folder (default: a new improvements/TIME); an existing one is resumed")
@@ -81,16 +82,9 @@ def choose_tasks(parser, args):
 
 
 def start_settings(text):
-    """The starting configuration: weak, default, or a JSON file of recorded settings."""
-    if text == "weak":
-        return WEAK
-    if text == "default":
-        return LoopSettings()
-    import json
-    try:
-        return LoopSettings.from_recorded(json.loads(Path(text).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError, AttributeError) as error:
-        raise ValueError(f"--start {text}: not weak, default or a readable JSON file of settings ({error})") from None
+    """The starting configuration: a named one (settings/: weak, plain, levers, ...; `default` is
+    plain, the loop's own defaults) or a settings file."""
+    return load_settings("plain" if text == "default" else text)
 
 
 def main(argv=None):

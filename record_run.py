@@ -22,9 +22,10 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import make_model, parse_args, settings_from
+from runs.flags import check_servers, make_model, parse_args, settings_from
 from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
+from search.live import search_live
 from workspace.task_catalog import fresh_copy, load_task
 
 
@@ -33,14 +34,14 @@ def main(argv=None):
     problem = output_problem(args.output)
     if problem:
         return fail(problem)
-    try:  # a task folder is untrusted input: checked once, here, before the server is asked
-        task = load_task(args.task, args.tasks_dir)
+    try:  # a task folder and a settings file are untrusted input: checked once, before the server is asked
+        task, settings = load_task(args.task, args.tasks_dir), settings_from(args)
     except ValueError as error:
         return fail(error)
     model = make_model(args)
     try:
-        model_info = model.check()  # fail before any work: server up, model there, tools supported
-    except ModelUnavailable as error:
+        model_info = check_servers(args, lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
+    except ModelUnavailable as error:  # fail before any work: server up, model there, tools supported
         return fail(error)
     with tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
         try:
@@ -56,10 +57,16 @@ def main(argv=None):
         start_tests = tools.run_tests()
         show.line(f"starting tests: {result_line(start_tests)}")
         try:
-            body = run_recorded(model, tools, settings_from(args), start_tests=start_tests, on_event=show)
+            if settings.candidates > 1:  # several candidates, chosen by the tests
+                body, model, _ = search_live(args, task, settings, start_tests, Path(folder), say=show.line,
+                                             sandbox_mode="require" if args.require_sandbox else "auto")
+            else:
+                body = run_recorded(model, tools, settings, start_tests=start_tests, on_event=show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
+    if body is None:
+        return fail("every model server failed before one candidate could start; nothing was written")
     return write(args, model, model_info, body, show)
 
 

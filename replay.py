@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agent_loop import agent_events
 from repo_tools import RepoTools
-from runs.printer import OneLineParser, Printer, clean, columns, fail, result_line, run_cli
+from runs.printer import OneLineParser, Printer, candidate_line, clean, columns, fail, result_line, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
     RequestDrift,
@@ -35,6 +35,7 @@ from runs.replay_check import (
     verdict_differences,
 )
 from runs.served_tools import ServedTools
+from search.replay import replay_search
 from workspace import sandbox
 from workspace.task_catalog import fresh_copy
 from workspace.user_task import recorded_task
@@ -97,7 +98,22 @@ def replay(path, *, check_requests=True, served=False, tasks_dir=None):
     if recording["sample"] != sample_hashes(task.repo):
         raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")
-    model, settings = ReplayModel(recording, check_requests), loop_settings(recording)
+    settings = loop_settings(recording)
+    if "candidates" in recording:  # a search: every candidate is played again, and the choice re-made
+        with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
+            body = replay_search(recording, task, settings, lambda part: ReplayModel(part, check_requests),
+                                 served=served, folder=Path(folder))
+    else:
+        body = _replay_run(recording, task, settings, check_requests, served)
+    differences = body["differences"] + verdict_differences(recording, body["final_tests"], body["verdict"])
+    return {"recording": recording, "events": body["events"], "final_tests": body["final_tests"],
+            "verdict": body["verdict"], "changed_files": body["changed_files"],
+            "tests_unchanged": body["tests_unchanged"], "differences": differences}
+
+
+def _replay_run(recording, task, settings, check_requests, served):
+    """One recorded run played again: its events, final tests, verdict and differences."""
+    model = ReplayModel(recording, check_requests)
     if served:
         events = list(agent_events(model, ServedTools(recording, task), recording["task"], settings,
                                    start_tests=recording.get("start_tests")))
@@ -111,12 +127,9 @@ def replay(path, *, check_requests=True, served=False, tasks_dir=None):
                                 prompt=recording["task"])
         events = body["events"]
         differences = outcome_differences(recording, events, body["final_tests"])
-    differences += verdict_differences(recording, body["final_tests"], body["verdict"])
     if model.unplayed > 0:
         differences.append(f"{model.unplayed} recorded turn(s) were never requested")
-    return {"recording": recording, "events": events, "final_tests": body["final_tests"], "verdict": body["verdict"],
-            "changed_files": body["changed_files"], "tests_unchanged": body["tests_unchanged"],
-            "differences": differences}
+    return {**body, "events": events, "differences": differences}
 
 
 def main(argv=None):
@@ -162,6 +175,8 @@ def _replay_one(path, served, tasks_dir):
     show = Printer()
     for event in result["events"]:
         show(event)
+    for candidate in recording.get("candidates", []):  # a search: the shown run above, each candidate here
+        print(candidate_line(candidate))
     if served:  # no pytest ran: the verdict shown is the recording's, and is said to be
         print(f"verdict: {clean(recording['verdict'])} (as recorded; no pytest ran in a served replay)")
     else:

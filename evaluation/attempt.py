@@ -10,19 +10,21 @@ the process boundary.
 What this file deliberately is not: a judge of the lost attempts (`lost_to_server` says which
 stops were the server's fault) or the place where attempts are chosen (runner.py).
 """
-import argparse
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
-from evaluation.grades import claim, grade, prompt_tokens
+from evaluation.grades import claim, cost, grade
 from evaluation.scripted_attempts import attempt_script
 from evaluation.scripted_model import scripted_attempt
 from evaluation.scripted_turns import ScriptedTurns
 from local_model import OPTIONS
 from repo_tools import RepoTools
-from runs.flags import make_model
+from runs.flags import make_model, server_urls
 from runs.recording import recording_of, run_recorded, save
+from search.candidates import run_search
+from search.servers import Servers, lost_to_server
 from workspace.task_catalog import fresh_copy
 
 
@@ -31,26 +33,39 @@ class Job:
     """Everything a worker needs for one attempt; it crosses the process boundary, so plain."""
     task: object          # workspace.task_catalog.Task
     k: int
-    settings: object      # agent_loop.LoopSettings
+    settings: object      # agent_loop.LoopSettings (its `candidates`: trajectories in this attempt)
     model_args: object    # the parsed model flags (None when scripted)
     scripted: str         # None (a model), "plan" (evaluate's shipped plan) or "settings"
     info: dict            # the model's name and digest, checked once before any attempt
     commit: str
     path: str             # the slot's attempt file
     scratch: str          # the folder the task copy goes in (removed by the main process)
+    all_candidates: bool = False  # run every candidate even after one passed (coverage)
+    parallel: int = 1     # requests at once on each server, shared by every worker (search/servers.py)
 
 
 def run_attempt(job):
-    """Run, grade and save one attempt; return {"attempt_id", "path"}."""
-    task, started = job.task, time.perf_counter()
-    chat, source, about, server = _chat(job)
+    """Run, grade and save one attempt (one run, or one search); return {"attempt_id", "path"}."""
+    task, started, scripts = job.task, time.perf_counter(), {}
+    servers = Servers(["scripted"] if job.scripted else server_urls(job.model_args), job.parallel,
+                      Path(job.scratch) / "servers")
     with tempfile.TemporaryDirectory(prefix="attempt-", dir=job.scratch) as folder:
-        tools = RepoTools(fresh_copy(task, folder), task=task)
-        body = run_recorded(chat, tools, job.settings)
-    attempt = {**recording_of(body, source=source, about=about, model=job.info, server=server,
-                              adapter=chat.recorded() if hasattr(chat, "recorded") else {}),
+        if job.settings.candidates > 1:
+            body, _ = run_search(task, job.settings, lambda i, url: _chat(job, i, url, scripts), servers,
+                                 folder=folder, all_candidates=job.all_candidates)
+            url = body and next(c["server"] for c in body["candidates"] if c["index"] == body["search"]["shown"])
+        else:
+            body, url = _one_run(job, servers, folder, scripts)
+    if body is None:
+        attempt = {"attempt_id": f"{task.name}-{job.k}", "task_name": task.name,
+                   "infra_failure": f"every model server failed ({', '.join(map(str, servers.urls))})"}
+        save(job.path, attempt)
+        return {"attempt_id": attempt["attempt_id"], "path": job.path}
+    shown = _shown_index(body)
+    attempt = {**recording_of(body, source="scripted" if job.scripted else "live", about=scripts.get(shown),
+                              model=job.info, server=_server(job, url), adapter=_adapter(job, shown)),
                "attempt_id": f"{task.name}-{job.k}", "commit": job.commit,
-               "seconds": round(time.perf_counter() - started, 2), "prompt_tokens": prompt_tokens(body)}
+               "seconds": round(time.perf_counter() - started, 2), **cost(body)}
     if lost_to_server(body["stop"]):
         attempt["infra_failure"] = body["stop"].get("error", "model_error")
     else:
@@ -59,27 +74,50 @@ def run_attempt(job):
     return {"attempt_id": attempt["attempt_id"], "path": job.path}
 
 
-def _chat(job):
-    """(chat, source, about, server) for the attempt: a scripted queue of turns or the model."""
+def _one_run(job, servers, folder, scripts):
+    """A single run (candidates=1), as record_run.py makes one, on the least busy server; None
+    when every server has failed. A server that fails here is marked for every later attempt.
+    Returns (body, the server's URL)."""
+    with servers.take() as url:
+        if url is None:
+            return None, None
+        chat, _ = _chat(job, 1, url, scripts)
+        body = run_recorded(chat, RepoTools(fresh_copy(job.task, folder), task=job.task), job.settings)
+    if lost_to_server(body["stop"]):
+        servers.failed(url, body["stop"].get("error"))
+    return body, url
+
+
+def _chat(job, index, url, scripts):
+    """(chat, seed) for candidate `index` of this attempt: a scripted queue of turns, or the
+    model on `url`. Attempt k, candidate i of N gets seed + (k-1)·N + (i-1): with one seed for
+    all, N candidates (and k attempts) of one prompt would be near-repeats, and a search or
+    pass@k would count the same answer again. Each records the seed it was sent."""
+    n = job.settings.candidates
     if job.scripted:
         about, turns = (scripted_attempt(job.task, job.settings) if job.scripted == "settings"
-                        else attempt_script(job.task, job.k))
-        return ScriptedTurns(*turns), "scripted", about, {"api": "scripted", "url": None}
-    chat = make_model(attempt_args(job.model_args, job.k))
-    return chat, "live", None, {"api": job.model_args.api, "url": chat.url}
+                        else attempt_script(job.task, (job.k - 1) * n + index))
+        scripts[index] = about
+        return ScriptedTurns(*turns), None
+    seed = _first_seed(job.model_args) + (job.k - 1) * n + (index - 1)
+    return make_model(job.model_args, url, seed), seed
 
 
-def attempt_args(args, k):
-    """The model flags for attempt k: its own seed (the given one, or the adapters' default,
-    plus k - 1). With one seed for all, k attempts of one prompt would be near-repeats, and
-    pass@k would count the same answer k times. Each attempt records the seed it was sent."""
-    seed = OPTIONS["seed"] if args.seed is None else args.seed
-    return argparse.Namespace(**{**vars(args), "seed": seed + k - 1})
+def _first_seed(args):
+    return OPTIONS["seed"] if args.seed is None else args.seed
 
 
-def lost_to_server(stop):
-    """Was the attempt lost to the server (down, gone, the model missing), not failed by the
-    model? The adapters turn every failure of the server or the connection into
-    ModelUnavailable; anything else that stopped the stream (a reply too deep to decode, a
-    chunk no adapter can read) would happen again on every retry, so it is the attempt's result."""
-    return stop.get("reason") == "model_error" and str(stop.get("error", "")).startswith("ModelUnavailable")
+def _shown_index(body):
+    return body["search"]["shown"] if "search" in body else 1
+
+
+def _server(job, url):
+    return {"api": "scripted", "url": None} if job.scripted else {"api": job.model_args.api, "url": url}
+
+
+def _adapter(job, shown):
+    """The adapter's options as sent to the run at the top of the recording (its seed)."""
+    if job.scripted:
+        return {}
+    seed = _first_seed(job.model_args) + (job.k - 1) * job.settings.candidates + ((shown or 1) - 1)
+    return make_model(job.model_args, None, seed).recorded()

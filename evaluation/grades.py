@@ -10,6 +10,8 @@ import math
 import re
 from collections import Counter
 
+from search.coverage import search_summary
+
 MALFORMED = {"tool_call_as_text", "empty_turn", "calls_refused"}
 # A turn whose every edit wrote code back unchanged: a well-formed answer that changed nothing,
 # counted apart (loop setting unchanged_edits="apart"; before it, such a turn was calls_refused).
@@ -55,12 +57,28 @@ def claim(attempt):
 
 
 def prompt_tokens(recording):
-    """The prompt tokens the server counted over one run: the sum of `prompt_eval_count` in each
-    turn's done chunk, or None when no turn has one (scripted runs and servers that do not count)."""
-    counts = [chunk.get("prompt_eval_count") for turn in recording.get("turns") or [] if isinstance(turn, dict)
+    """The prompt tokens the server counted over one run (over every candidate of a search): the
+    sum of `prompt_eval_count` in each turn's done chunk, or None when no turn has one (scripted
+    runs and servers that do not count)."""
+    return counted_tokens(recording, "prompt_eval_count")
+
+
+def counted_tokens(recording, field):
+    """The sum of `field` (prompt_eval_count, eval_count) over the done chunks of a run's turns,
+    or of every candidate's turns for a search; None when no turn counted it."""
+    runs = recording.get("candidates") if isinstance(recording.get("candidates"), list) else [recording]
+    counts = [chunk.get(field) for run in runs if isinstance(run, dict)
+              for turn in run.get("turns") or [] if isinstance(turn, dict)
               for chunk in turn.get("chunks") or [] if isinstance(chunk, dict) and chunk.get("done")]
     counts = [n for n in counts if isinstance(n, int) and not isinstance(n, bool)]
     return sum(counts) if counts else None
+
+
+def cost(recording):
+    """What an attempt spent on the model: prompt and generated tokens, and the runs it took
+    (one, or a search's candidates that ran)."""
+    return {"prompt_tokens": prompt_tokens(recording), "generated_tokens": counted_tokens(recording, "eval_count"),
+            "candidates_run": len(recording["candidates"]) if isinstance(recording.get("candidates"), list) else 1}
 
 
 def pass_at_k(n, c, k):
@@ -100,6 +118,8 @@ def summary_of(attempts, k, model, commit, dirty):
     turns = sum(sum(e["type"] == "model_start" for e in a["events"]) for a in graded)
     seconds = [a["seconds"] for a in graded if "seconds" in a]
     tokens = [count for a in graded if (count := prompt_tokens(a)) is not None]
+    generated = [count for a in graded if (count := counted_tokens(a, "eval_count")) is not None]
+    searched = search_summary(graded)
     return {
         "k": k, "tasks": tasks,
         "overall": {"attempts": len(graded), "repaired": repaired, "pass@1": pass_at_k(len(graded), repaired, 1)},
@@ -114,6 +134,9 @@ def summary_of(attempts, k, model, commit, dirty):
         "seconds_per_attempt": round(sum(seconds) / len(seconds), 2) if seconds else None,
         # On a CPU the prompt is most of a turn's time: what the harness sends is what it costs.
         "prompt_tokens_per_attempt": round(sum(tokens) / len(tokens)) if tokens else None,
+        "generated_tokens_per_attempt": round(sum(generated) / len(generated)) if generated else None,
+        # A search counts as one attempt (pass@1 of the system); what it ran and cost is here.
+        **({"search": searched} if searched else {}),
     }
 
 

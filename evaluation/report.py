@@ -15,19 +15,21 @@ from pathlib import Path
 
 from evaluation.html_parts import VERDICT_COLOURS, anchor, e, render_page
 from evaluation.report_attempt import render_attempt, verdict_of
+from evaluation.report_search import render_coverage
 from workspace.files import write_atomic
 
 __all__ = ["VERDICT_COLOURS", "render_report", "write_report"]
 # A cell has room for a word or two: each stop reason (agent_loop's) in short.
 SHORT_STOPS = {"assistant_finished": "finished", "max_turns": "max turns", "model_error": "model error",
                "incomplete_model_turn": "cut off", "deadline": "deadline", "format_errors": "format",
-               "no_progress": "no progress", "unchanged_edits": "unchanged"}
+               "no_progress": "no progress", "unchanged_edits": "unchanged",
+               "tests_passed": "tests passed", "cancelled": "cancelled"}
 
 
 def render_report(summary, attempts, running=False, total=None):
     """The whole page as a string. While the run goes on (`running`), the header says how many
     of the `total` attempts are done and the page reloads itself."""
-    body = (_header(summary, attempts, running, total) + _grid(summary, attempts)
+    body = (_header(summary, attempts, running, total) + render_coverage(summary) + _grid(summary, attempts)
             + "".join(render_attempt(a) for a in attempts))
     return render_page(f"coding-loop evaluation: {_model(summary).get('name', '')}", body, running)
 
@@ -64,6 +66,12 @@ def _header(summary, attempts, running, total):
         facts.append(("turns that wrote code back unchanged", _ratio(summary["unchanged_edit_turns"], ".0%")))
     if summary.get("prompt_tokens_per_attempt") is not None:  # only servers that count tokens
         facts.append(("prompt tokens per attempt", _ratio(summary["prompt_tokens_per_attempt"], ",.0f")))
+    if summary.get("generated_tokens_per_attempt") is not None:
+        facts.append(("generated tokens per attempt", _ratio(summary["generated_tokens_per_attempt"], ",.0f")))
+    search = summary.get("search") if isinstance(summary.get("search"), dict) else {}
+    if search:  # one search is one attempt: what it ran
+        facts.append(("candidates run per attempt", f"{_ratio(search.get('candidates_run_per_attempt'))} "
+                                                    f"of {search.get('candidates')}"))
     rows = "".join(f"<tr><th>{name}</th><td>{e(value)}</td></tr>" for name, value in facts)
     reasons = summary.get("stop_reasons") if isinstance(summary.get("stop_reasons"), dict) else {}
     stops = "".join(f"<tr><td>{e(reason)}</td><td>{e(count)}</td></tr>" for reason, count in

@@ -16,6 +16,7 @@ from evaluation.grades import prompt_tokens
 from evaluation.html_parts import anchor, block, diff_block, e, prose
 from evaluation.pytest_failures import failing_tests
 from evaluation.report_files import render_changed_files
+from evaluation.report_search import render_candidates
 from evaluation.report_transcript import render_transcript
 from runs.printer import result_line
 
@@ -37,7 +38,8 @@ def render_attempt(attempt, where=None, section_id=None, files=False):
     parts = [f'<section id="{section_id or anchor(attempt_id)}"><h2>{e(attempt_id)}</h2>', _outcome(attempt)]
     if "infra_failure" in attempt:
         parts.append(f'<p class="error">Infra failure:</p>{block(attempt["infra_failure"], where)}')
-    parts += [_claim(attempt, where), _grades(attempt.get("grades")), _failures(attempt.get("final_tests"), where)]
+    parts += [_claim(attempt, where), _grades(attempt.get("grades")), render_candidates(attempt, where),
+              _failures(attempt.get("final_tests"), where)]
     if attempt.get("task"):
         parts.append(f"<details><summary>the task as given</summary>{block(attempt['task'], where)}</details>")
     if "events" in attempt:
@@ -59,6 +61,8 @@ def _outcome(attempt):
     tokens = prompt_tokens(attempt)
     if tokens is not None:
         out += f" · {tokens:,} prompt tokens"
+    if isinstance(attempt.get("candidates"), list):  # a search's cost is all its candidates'
+        out += f" · {len(attempt['candidates'])} candidates ran"
     return out + "</p>"
 
 

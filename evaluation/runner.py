@@ -34,6 +34,8 @@ class Evaluation:
     model_args: object = None  # the parsed model flags, for each worker to build its adapter
     scripted: str = None    # None, "plan" (evaluate.py --scripted) or "settings" (improve.py --scripted)
     jobs: int = 1
+    all_candidates: bool = False  # a search runs every candidate (to measure coverage against N)
+    parallel: int = None    # requests at once on each model server (None: as many as jobs)
     # True (evaluate.py): the summary and the report cover every finished attempt in the folder,
     # so a resume with fewer tasks adds, never shrinks. False (improve.py): only the chosen slots
     # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
@@ -97,7 +99,8 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
 
     with stop_on_sigterm(), scratch_folder() as scratch:
         jobs = [Job(task, k, evaluation.settings, evaluation.model_args, evaluation.scripted, info, commit,
-                    str(folder.path(task.name, k)), scratch) for task, k in todo]
+                    str(folder.path(task.name, k)), scratch, evaluation.all_candidates,
+                    evaluation.parallel or evaluation.jobs) for task, k in todo]
         run_in_workers(evaluation.jobs, run_attempt, jobs, finished)
     return lost
 

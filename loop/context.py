@@ -44,15 +44,16 @@ def compact_output(result):
     return {**result, "output": f"{TIMED_OUT}\n{digest}" if result.get("timed_out") else digest}
 
 
-def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None):
+def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True):
     """The first user message: the prompt, the failures, the files (editable first), how to answer.
     `task` is a Task (or a plain prompt str), `start_tests` the starting run_tests result (or None);
     `blocks`: whether code blocks are run as edits (text_edits="run"), so the model may answer so;
-    `prompt`: the task's prompt as the caller gives it (default: `task.prompt()`)."""
-    return preload(task, start_tests, read, budget, blocks=blocks, prompt=prompt)[0]
+    `prompt`: the task's prompt as the caller gives it (default: `task.prompt()`); `tool_edits`:
+    whether replace_text is offered (if not, the model is asked for code blocks alone)."""
+    return preload(task, start_tests, read, budget, blocks=blocks, prompt=prompt, tool_edits=tool_edits)[0]
 
 
-def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None):
+def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True):
     """(the preload message, {path: text} of the files it shows): the loop remembers what the
     model has seen, so reading an unchanged file again costs a few tokens, not the file."""
     if prompt is None:
@@ -61,7 +62,7 @@ def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
     parts += _file_blocks(preload_paths(task), read, budget, shown)
-    parts.append(_how_to_answer(_paths(task, "editable"), blocks))
+    parts.append(_how_to_answer(_paths(task, "editable"), blocks, tool_edits))
     return "\n\n".join(part for part in parts if part), shown
 
 
@@ -75,7 +76,7 @@ def preload_paths(task):
     return list(dict.fromkeys(editable + readable))
 
 
-def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True):
+def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True):
     """A correction after tests still fail: the failures, then the current text of the files the
     model changed (`changed`: their paths), and how to answer. A bare "tests still fail" was
     answered "I will continue to work on the code", three times in a row, by a real small model."""
@@ -87,7 +88,7 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
     parts += _file_blocks(paths, read, budget)
-    parts.append(_how_to_answer(paths, blocks))
+    parts.append(_how_to_answer(paths, blocks, tool_edits))
     return "\n\n".join(part for part in parts if part)
 
 
@@ -163,15 +164,18 @@ def _fenced(path, text):
     return f"{path}\n{fence}{language}\n{text.rstrip()}\n{fence}"
 
 
-def _how_to_answer(paths, blocks):
-    """Short, because small models follow short instructions; the form text_edits="run" reads."""
+def _how_to_answer(paths, blocks, tool_edits=True):
+    """Short, because small models follow short instructions; the form text_edits="run" reads.
+    Without replace_text on offer (`tool_edits` False) the model is asked for code alone: a
+    mention of a tool it cannot call would only invite a call written as text."""
     if not blocks:  # code in the reply would stay text: only the tool edits
         return "To fix it, call replace_text with text copied exactly from the file."
+    start = "To fix it, call replace_text, or answer" if tool_edits else "Answer"
     if len(paths) == 1:
-        return (f"To fix it, call replace_text, or answer with the corrected code of {paths[0]} in one "
+        return (f"{start} with the corrected code of {paths[0]} in one "
                 f"```python block, with {paths[0]} on the line before the block.")
     files = f" ({', '.join(paths)})" if paths else ""
-    return (f"To fix it, call replace_text, or answer with the corrected code of each file you change{files} "
+    return (f"{start} with the corrected code of each file you change{files} "
             "in its own ```python block, with the file's name on the line before the block.")
 
 

@@ -13,29 +13,42 @@ import json
 
 import loop.turn_policy as policy
 from loop.tool_checks import argument_problem, nests_too_deep, quoted
+from loop.written import TextEdit
 
 
 def run_calls(run, calls, written_as_text, turn):
     """Run each call (at most MAX_CALLS_PER_TURN); return what ran, or a deadline stop. Only
     the tools the run offers can run (agent_loop.Run.schemas)."""
     schemas = {schema["function"]["name"]: schema for schema in run.schemas}
-    ran = {"executed": 0, "results": [], "repeated": None}
+    edits = {schema["function"]["name"]: schema for schema in run.tools.schemas if schema["function"]["name"] == "replace_text"}
+    # `edited`: an edit was applied this turn; `tests`: the last test run after it (check_edits).
+    ran = {"executed": 0, "results": [], "repeated": None, "edited": False, "tests": None}
     for index, call in enumerate(calls):
         if run.budget.spent():
-            return {"stop": "deadline"}
+            return {"stop": run.budget.reason()}
         name, arguments = name_and_arguments(call)
         start = {"type": "tool_start", "turn": turn, "index": index, "name": name, "arguments": arguments,
                  **({"written_as_text": True} if written_as_text else {})}
         yield start
-        refusal = getattr(call, "refusal", None) or _refusal(schemas, name, arguments, index)
+        allowed = {**schemas, **edits} if isinstance(call, TextEdit) else schemas  # see written.TextEdit
+        refusal = getattr(call, "refusal", None) or _refusal(allowed, name, arguments, index)
         result = {"error": refusal} if refusal else invoke(run.tools, name, arguments, run.budget)
         if not refusal:
             ran["executed"] += 1
             ran["repeated"] = run.watch.executed_call(name, arguments, result) or ran["repeated"]
         ran["results"].append(result)
+        _note_edit_or_tests(ran, name, result)
         yield {**start, "type": "tool_result", "result": result}
         run.messages.append({"role": "tool", "tool_name": name or "", "content": json.dumps(run.shown(name, result))})
     return ran
+
+
+def _note_edit_or_tests(ran, name, result):
+    """Keep whether the turn changed a file, and the last test run since that change."""
+    if name == "replace_text" and isinstance(result, dict) and "replaced" in result:
+        ran["edited"], ran["tests"] = True, None
+    elif name == "run_tests" and isinstance(result, dict) and "exit_code" in result and ran["edited"]:
+        ran["tests"] = result
 
 
 def _refusal(schemas, name, arguments, index):

@@ -24,7 +24,11 @@ def judge_turn(run, turn, outcome, calls, written, ran):
             return "format_errors"
     else:
         watch.well_formed_turn()
-        if ran["repeated"]:
+        if ran["edited"] and run.settings.check_edits:
+            correction = yield from _check_edit(run, turn, ran)
+            if correction is None:
+                return "tests_passed"
+        elif ran["repeated"]:
             if watch.warned_stuck:
                 return "no_progress"  # it was told once already
             watch.warned_stuck = True
@@ -64,6 +68,24 @@ def _malformed(run, turn, outcome, calls, written, ran):
     if not calls and not outcome["content"].strip():
         return policy.empty_turn_nudge(turn, run.names)
     return None
+
+
+def _check_edit(run, turn, ran):
+    """check_edits: after a turn that changed a file, the tests decide whether the run is over.
+    Green ends it (None); red is a correction with the failures, so a model that wrote its
+    edit and stopped knows it did not work. A test run the model made after its edit counts;
+    otherwise the harness runs them itself, as for verify_finish."""
+    result = ran["tests"]
+    if result is None:
+        event = {"type": "tool_start", "turn": turn, "index": len(ran["results"]), "name": "run_tests",
+                 "arguments": {}, "by_harness": True}
+        yield event
+        result = invoke(run.tools, "run_tests", {}, run.budget)
+        yield {**event, "type": "tool_result", "result": result}
+        run.shown("run_tests", result)  # the run now knows these failures (run.failures())
+    if result.get("exit_code") == 0 and not result.get("timed_out"):
+        return None
+    return policy.edit_fails_nudge(turn, result, run.correction(result))
 
 
 def _check_finish(run, turn):

@@ -18,16 +18,17 @@ now = time.monotonic  # the deadline's clock; a module name so tests can swap in
 class Run:
     """One run's state, from its first message to its stop."""
 
-    def __init__(self, settings, tools, task, start_tests=None):
+    def __init__(self, settings, tools, task, start_tests=None, cancel=None):
         self.settings, self.tools = settings, tools
         self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
         self.names = [s["function"]["name"] for s in self.schemas]
-        self.budget, self.watch = Budget(settings.deadline), policy.Watch(settings.verify_finish)
+        self.budget, self.watch = Budget(settings.deadline, cancel), policy.Watch(settings.verify_finish)
         self.seen, self.changed = {}, []  # file texts the model was shown; files it edited, in order
         self.last_tests = start_tests  # the latest test run the model knows of
         if settings.context == "preload":
             task, self.seen = context.preload(tools.task, start_tests, tools.read_file, prompt=task,
-                                              blocks=settings.text_edits == "run")
+                                              blocks=settings.text_edits == "run",
+                                              tool_edits="replace_text" in settings.offered_tools)
         self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
 
     def shown(self, name, result):
@@ -54,17 +55,28 @@ class Run:
         if self.settings.context != "preload":
             return None
         return context.correction_message(result, self.changed, self.tools.read_file,
-                                          blocks=self.settings.text_edits == "run")
+                                          blocks=self.settings.text_edits == "run",
+                                          tool_edits="replace_text" in self.settings.offered_tools)
 
 
 class Budget:
-    """The run's wall-clock budget (None: no budget), on the module's clock."""
+    """The run's wall-clock budget (None: no budget), on the module's clock, and whether whoever
+    started the run has called it off (`cancel`, a callable: a search that found its repair)."""
 
-    def __init__(self, seconds):
+    def __init__(self, seconds, cancel=None):
         self.ends_at = None if seconds is None else now() + seconds
+        self.cancel, self.cancelled = cancel, False
 
     def left(self):
         return None if self.ends_at is None else max(0.0, self.ends_at - now())
 
     def spent(self):
-        return self.ends_at is not None and now() >= self.ends_at
+        """True once the time is up or the run was called off. `cancel` is asked at most once
+        per check, and never again once it said yes, so a replay can answer it by counting."""
+        if not self.cancelled and self.cancel is not None and self.cancel():
+            self.cancelled = True
+        return self.cancelled or (self.ends_at is not None and now() >= self.ends_at)
+
+    def reason(self):
+        """The stop reason of a spent budget."""
+        return "cancelled" if self.cancelled else "deadline"

@@ -5,6 +5,9 @@ in agent_loop.py holds both), or a parser of flags (runs/flags.py turns flags in
 """
 
 
+MOST_CANDIDATES = 64  # more trajectories than any local server runs in an attempt's time
+
+
 def _count(value):
     """A whole number that is not a bool: True is an int in Python, but never a budget."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -26,6 +29,9 @@ def settings_problem(s, tool_names):
         (offered_fine, f"offered_tools must be allowlisted tool names ({', '.join(tool_names)}), each at "
                        f"most once, not {str(s.offered_tools)[:200]}"),
         (isinstance(s.system, str) and s.system.strip() != "", "system must be a non-empty prompt"),
+        (isinstance(s.check_edits, bool), f"check_edits must be true or false, not {s.check_edits!r}"),
+        (_count(s.candidates) and 1 <= s.candidates <= MOST_CANDIDATES,
+         f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {s.candidates!r}"),
         (s.unchanged_edits in ("apart", "malformed"),
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
     ]

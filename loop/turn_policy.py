@@ -115,15 +115,20 @@ def no_progress_nudge(turn, repeated):
                  "for example read the file again and change your approach.")
 
 
-def tests_fail_nudge(turn, result, correction=None):
+def edit_fails_nudge(turn, result, correction=None):
+    """check_edits: the model's change was applied, but the tests still fail."""
+    return tests_fail_nudge(turn, result, correction, opening="Your change was applied, but")
+
+
+def tests_fail_nudge(turn, result, correction=None, opening="You said you were done, but"):
     """The model said it was done, but the tests fail. `correction` (under context="preload")
     carries the failures and the files it changed, so a model that answers in code can answer."""
     if correction:
-        return nudge(turn, "tests_fail", f"You said you were done, but the tests still fail.\n\n{correction}")
+        return nudge(turn, "tests_fail", f"{opening} the tests still fail.\n\n{correction}")
     failing = [line for line in result.get("output", "").splitlines()
                if line.startswith(("FAILED ", "ERROR "))][:10]
     summary = "\n".join(failing) or result.get("output", "")[-500:]
     return nudge(turn, "tests_fail",
-                 f"You said you were done, but the tests still fail (run_tests: exit_code "
+                 f"{opening} the tests still fail (run_tests: exit_code "
                  f"{result.get('exit_code')}, {result.get('passed')} passed, {result.get('failed')} failed, "
                  f"{result.get('errors')} errors):\n{summary}\nKeep working: fix the code, then run_tests again.")

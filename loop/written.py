@@ -40,9 +40,15 @@ def text_edit_calls(run, content):
             calls.append(Refused({"function": {"name": "replace_text", "arguments": named}}, edit["error"],
                                  unchanged=edit.get("unchanged", False)))
         else:
-            calls.append({"function": {"name": "replace_text",
-                                       "arguments": {**named, "old": edit["old"], "new": edit["new"]}}})
+            calls.append(TextEdit({"function": {"name": "replace_text",
+                                                "arguments": {**named, "old": edit["old"], "new": edit["new"]}}}))
     return calls
+
+
+class TextEdit(dict):
+    """An edit the harness made from code the model wrote (text_edits="run"). It runs whether or
+    not replace_text is offered as a tool: a configuration may ask for code alone (no tools), and
+    text_edits="run" is then the edit's permission. A class, not a key, so no stream can forge it."""
 
 
 class Refused(dict):

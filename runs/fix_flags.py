@@ -12,7 +12,6 @@ import re
 import shlex
 from pathlib import Path
 
-from agent_loop import LEVERS
 from runs.flags import add_loop_flags, add_model_flags, check_model_flags, positive
 from runs.printer import OneLineParser
 
@@ -26,7 +25,7 @@ def parse_args(argv=None):
         "Repair failing tests in your own repository. Nothing in it changes until you approve the patch."))
     add_repository_flags(parser)
     add_model_flags(parser)
-    add_loop_flags(parser, levers=LEVERS)  # a user who wants a repair gets what measured best
+    add_loop_flags(parser, settings="small-model")  # a user who wants a repair gets what measured best
     add_offer_flags(parser)
     args = parser.parse_args(argv)
     check_model_flags(parser, args)

@@ -161,3 +161,15 @@ def run_cli(main):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush is silent
         code = 141  # what a shell reports for a process ended by SIGPIPE
     sys.exit(code)
+
+
+def candidate_line(candidate):
+    """One line for a search's candidate as it ends: its seed and server, how it stopped, its
+    own tests, and the lines it changed."""
+    tests = candidate.get("tests")
+    outcome = result_line(tests) if isinstance(tests, dict) else "no tests (lost to its server)"
+    changed = sum(1 for line in str(candidate.get("diff") or "").splitlines()
+                  if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
+    return (f"candidate {candidate.get('index')} (seed {candidate.get('seed')}, {clean(str(candidate.get('server')))}): "
+            f"stopped {clean(str(candidate.get('stop', {}).get('reason')))}; its tests: {outcome}; "
+            f"{changed} lines changed")

@@ -94,10 +94,22 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     started = time.perf_counter()
     start_tests = start_tests or tools.run_tests()
     start_s = round(time.perf_counter() - started, 4)
+    run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event)
+    started = time.perf_counter()
+    judged = judge(tools, start_tests)
+    return {**body_head(tools, settings, prompt, sample, start_tests), **judged,
+            "turns": run["turns"], "events": run["events"], "stop": run["stop"],
+            "timings": {**run["timings"], "start_tests_s": start_s,
+                        "verdict_s": round(time.perf_counter() - started, 4)}}
+
+
+def record_loop(chat, tools, settings, prompt, start_tests, *, on_event=None, cancel=None):
+    """One run of the loop, recorded: {"turns", "events", "stop", "timings"}. No verdict: a search
+    runs this once per candidate and judges only the one it chooses."""
     if hasattr(chat, "with_deadline"):  # a model adapter: the run starts now, and its requests end with it
         chat = chat.with_deadline(settings.deadline)
     recorder, events, tool_s = Recorder(chat), [], []
-    for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests):
+    for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests, cancel=cancel):
         if event["type"] == "tool_start":
             tool_started = time.perf_counter()
         elif event["type"] == "tool_result":
@@ -105,17 +117,18 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
         events.append(event)
         if on_event:
             on_event(event)
-    started = time.perf_counter()
-    judged = judge(tools, start_tests)
+    return {"turns": recorder.turns, "events": events, "stop": events[-1],
+            "timings": {"model_s": recorder.model_s, "tool_s": tool_s}}
+
+
+def body_head(tools, settings, prompt, sample, start_tests):
+    """What a recording's body says before the run: when, which task and prompt, the system
+    prompt and tools as sent, the settings, the sample's hashes and the starting tests."""
     return {
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "task_name": tools.task.name, "task": prompt, "system": settings.system,
         "tools": [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools],  # as sent
-        "settings": settings.recorded(), "sample": sample, "sandbox": tools.sandbox,
-        "start_tests": start_tests, **judged,
-        "turns": recorder.turns, "events": events, "stop": events[-1],
-        "timings": {"model_s": recorder.model_s, "tool_s": tool_s, "start_tests_s": start_s,
-                    "verdict_s": round(time.perf_counter() - started, 4)},
+        "settings": settings.recorded(), "sample": sample, "sandbox": tools.sandbox, "start_tests": start_tests,
     }
 
 

@@ -38,7 +38,8 @@ def check_recording(recording, expected_format):
             or (None if TEXT(recording["model"].get("name")) else "model.name must be text")
             or _turns(recording["turns"]) or _events(recording["events"])
             or _tests(recording["final_tests"], "final_tests") or _tests(recording["start_tests"], "start_tests")
-            or (None if TEXT(recording.get("task_name", "")) else "'task_name' must be text"))
+            or (None if TEXT(recording.get("task_name", "")) else "'task_name' must be text")
+            or _search(recording))
 
 
 def _settings(settings):
@@ -101,4 +102,27 @@ def _tests(result, name):
     for count in ("exit_code", "passed", "failed", "errors"):
         if not NUMBER(result.get(count)):
             return f"{name}.{count} must be an int"
+    return None
+
+
+def _search(recording):
+    """A search's candidates and what it chose, checked as the replay reads them."""
+    if "candidates" not in recording:
+        return None
+    search, candidates = recording.get("search"), recording["candidates"]
+    if not LISTING(candidates) or not candidates or not MAPPING(search):
+        return "a search needs 'candidates' (a list, not empty) and 'search' (an object)"
+    if not (search.get("chosen") is None or NUMBER(search["chosen"])):
+        return "search.chosen must be a candidate's index or null"
+    for number, candidate in enumerate(candidates, 1):
+        where = f"candidate {number}"
+        if not MAPPING(candidate) or not NUMBER(candidate.get("index")) or not LISTING(candidate.get("turns")):
+            return f"{where}: needs an int 'index' and 'turns', a list"
+        if "tests" in candidate and _tests(candidate["tests"], f"{where}.tests"):
+            return _tests(candidate["tests"], f"{where}.tests")
+        if not NUMBER(candidate.get("cancelled_after_checks", 0)) or candidate.get("cancelled_after_checks", 0) < 0:
+            return f"{where}: cancelled_after_checks must be an int >= 0"
+        problem = _turns(candidate["turns"]) or _events(candidate.get("events") if LISTING(candidate.get("events")) else [])
+        if problem:
+            return f"{where}: {problem}"
     return None

@@ -28,7 +28,7 @@ def repair_turns(edit=ADD_FIX):
 def run_fix(fake, repo, tmp_path, *flags):
     output = tmp_path / "out" / "run.json"
     code = fix.main(["--repo", str(repo), "--host", fake.url, "--output", str(output),
-                     "--scripted", "a test repair", *flags])
+                     "--scripted", "a test repair", "--settings", "levers", *flags])
     return code, output
 
 
@@ -150,7 +150,7 @@ def answer_on_a_terminal(fake, repo, tmp_path, answer):
     """Run fix.py with a pseudo-terminal as its stdin and stdout; answer the question when it comes."""
     main, terminal = pty.openpty()
     process = subprocess.Popen([sys.executable, str(HERE / "fix.py"), "--repo", str(repo), "--host", fake.url,
-                                "--output", str(tmp_path / "out" / "run.json")],
+                                "--output", str(tmp_path / "out" / "run.json"), "--settings", "levers"],
                                stdin=terminal, stdout=terminal, stderr=terminal, cwd=HERE)
     os.close(terminal)
     seen, answered = b"", False
@@ -205,10 +205,28 @@ def test_a_folder_without_git_is_fixed_over_the_openai_api(fake_openai, tmp_path
                      llama_cpp_call("replace_text", '{"old": "return a - b", "new": "return a + b"}'),
                      sse_text("Fixed add."))
     code = fix.main(["--repo", str(repo), "--api", "openai", "--base-url", fake_openai.url, "--model",
-                     "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--yes"])
+                     "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--settings", "levers", "--yes"])
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert changed(before, tree_state(repo)) == {"src/calc/ops.py"}
     rec = json.loads((tmp_path / "run.json").read_text())
     assert rec["server"] == {"api": "openai", "url": fake_openai.url} and "commit" not in rec["repository"]
     assert "src/calc/__pycache__/ops.cpython-311.pyc" not in rec["sample"]  # caches are never copied
+
+
+def test_fix_searches_by_default_and_offers_the_candidate_the_tests_chose(fake_ollama, tmp_path):
+    """settings/small-model.json: whole-file answers, several candidates; the first candidate's
+    file is wrong, the second's is right, and the patch offered and applied is the second's."""
+    repo = make_project(tmp_path / "calc")
+    wrong, right = OPS.replace("a - b", "b - a"), OPS.replace("a - b", "a + b")
+    fake_ollama.play([text(f"The sum is wrong.\n\nsrc/calc/ops.py\n```python\n{wrong}```\n"), done()],
+                     [text(f"add subtracts.\n\nsrc/calc/ops.py\n```python\n{right}```\n"), done()])
+    output = tmp_path / "out" / "run.json"
+    code = fix.main(["--repo", str(repo), "--host", fake_ollama.url, "--output", str(output),
+                     "--scripted", "a test search", "--max-turns", "1", "--yes"])
+    assert code == 0
+    assert (repo / "src/calc/ops.py").read_text() == right
+    rec = json.loads(output.read_text())
+    assert rec["settings"]["candidates"] == 4 and rec["search"]["chosen"] == 2
+    assert [c["index"] for c in rec["candidates"]] == [1, 2]  # the pass stopped the search
+    assert [c["tests"]["exit_code"] for c in rec["candidates"]] == [1, 0] and rec["verdict"] == "repaired"

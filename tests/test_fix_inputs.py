@@ -12,8 +12,9 @@ from workspace import sandbox, user_repo, user_task
 
 
 def run_fix(repo, tmp_path, *flags, host=None):
+    # The levers, not the default search: these tests script one run of native calls.
     return fix.main(["--repo", str(repo), "--host", host or f"http://127.0.0.1:{closed_port()}",
-                     "--output", str(tmp_path / "out" / "run.json"), *flags])
+                     "--output", str(tmp_path / "out" / "run.json"), "--settings", "levers", *flags])
 
 
 def one_line_error(capsys, *words):

@@ -23,7 +23,7 @@ DOCS_TEST = ("from pathlib import Path\n\n\ndef test_the_docs_link_reads_the_rea
 def run_fix(fake, repo, tmp_path, *flags):
     output = tmp_path / "out" / "run.json"
     code = fix.main(["--repo", str(repo), "--host", fake.url, "--output", str(output),
-                     "--scripted", "a test repair", *flags])
+                     "--scripted", "a test repair", "--settings", "levers", *flags])
     return code, output
 
 
@@ -130,7 +130,8 @@ def test_sigterm_cleans_up_as_ctrl_c_does(tmp_path):
     repo = make_project(tmp_path / "calc", {**PROJECT, "tests/test_slow.py": SLOW_TEST})
     (repo / ".env").write_text("API_KEY=secret\n")
     process = subprocess.Popen([sys.executable, "-B", str(HERE / "fix.py"), "--repo", str(repo), "--host",
-                                f"http://127.0.0.1:{closed_port()}", "--output", str(tmp_path / "out" / "run.json")],
+                                f"http://127.0.0.1:{closed_port()}", "--output", str(tmp_path / "out" / "run.json"),
+                                "--settings", "levers"],
                                cwd=HERE, text=True, env={**os.environ, "TMPDIR": str(scratch)},
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().startswith("repository: ")  # the copy is made; the tests start

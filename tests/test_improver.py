@@ -8,8 +8,11 @@ import pytest
 from agent_loop import SYSTEM, LoopSettings
 from evaluation import improvement, improver, prompt_improver
 from evaluation.improvement_record import entry, new_record, save
-from evaluation.improver import WEAK, propose
+from evaluation.improver import propose
+from settings.named import load_settings
 from workspace.task_catalog import load_task
+
+WEAK = load_settings("weak")  # improve.py's `--start weak`
 
 TASKS = {name: load_task(name) for name in ("path_rules", "discount_percent")}
 OFFERED = [{"function": {"name": name}} for name in ("read_file", "replace_text", "run_tests")]

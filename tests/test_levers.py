@@ -173,14 +173,18 @@ def test_the_flags_build_the_settings(flags, expected):
     assert (settings.context, settings.text_edits) == expected
 
 
-def test_fix_starts_from_the_levers_and_the_other_commands_from_the_loops_defaults():
-    from agent_loop import LEVERS, LoopSettings
+def test_fix_starts_from_small_model_and_the_other_commands_from_the_loops_defaults():
+    from agent_loop import LoopSettings
     from runs import fix_flags, flags
+    from settings.named import load_settings
     fixing = flags.settings_from(fix_flags.parse_args(["--repo", "."]))
-    assert fixing == LoopSettings(**LEVERS)
+    assert fixing == load_settings("small-model") and fixing.candidates > 1 and fixing.context == "preload"
     assert flags.settings_from(flags.parse_args(["--output", "/tmp/x.json"])) == LoopSettings()
-    # A flag still wins over the levers: fix.py --context tools is the plain ticket.
+    # A flag still wins over the named configuration: fix.py --context tools is the plain ticket.
     assert flags.settings_from(fix_flags.parse_args(["--repo", ".", "--context", "tools"])).context == "tools"
+    # And --settings names another one: the levers of the first measurement.
+    levers = flags.settings_from(flags.parse_args(["--output", "/tmp/x.json", "--settings", "levers"]))
+    assert (levers.context, levers.text_edits, levers.text_calls, levers.verify_finish) == ("preload", "run", "run", 2)
 
 
 def test_under_preload_a_refused_code_answer_is_reminded_of_the_failure(tools, workspace):

@@ -46,9 +46,11 @@ from unittest import mock
 import pytest
 
 import replay
-from agent_loop import LEVERS
+from settings.named import fields_of
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
+# The levers of the README's first measurement, as settings/levers.json holds them.
+LEVERS = fields_of(json.loads((HERE / "settings" / "levers.json").read_text()))
 TUTORIAL = HERE / "TUTORIAL.md"
 README = HERE / "README.md"
 LANGUAGES = {"python", "text", "json", "sh"}
@@ -562,7 +564,7 @@ def test_the_readme_commands_are_found():
 
 # One doctored copy per check: (text to change, what to change it to, part of the expected problem).
 DOCTORED = [
-    ('yield _stopped(turn - 1, "deadline")', 'yield _stopped(turn, "deadline")', "differs from the source"),
+    ('yield _stopped(turn - 1, run.budget.reason())', 'yield _stopped(turn, run.budget.reason())', "differs from the source"),
     ("`loop/judge.py:judge_turn`", "`loop/judge.py:judge_turns`", "defines no judge_turns"),
     ("`workspace/sandbox.py:wrap`", "`workspace/sandbox_tools.py:wrap`", "does not exist"),
     ("test_length_stop_is_incomplete_and_runs_no_tool`", "test_length_stop_is_complete`", "is no test"),

@@ -24,20 +24,27 @@ from workspace.task_catalog import fresh_copy
 
 def judge(tools, start_tests):
     """Return {"final_tests", "tests_unchanged", "changed_files", "diff", "verdict"} for a run."""
-    task, workspace = tools.task, tools.root
-    shipped, now = snapshot(task.repo, skip_caches=True), snapshot(workspace)
-    tests_unchanged = ({p: h for p, h in shipped.items() if task.is_test_file(p)}
-                       == {p: h for p, h in now.items() if task.is_test_file(p)})
-    if not any(shipped.get(path) != now.get(path) for path in task.editable):
+    changed = changes(tools.task, tools.root)
+    if not changed["editable_changed"]:
         # No editable file changed: the judged copy would be the pristine repository, whose
         # run we already have. Running the same bytes again would only cost time.
         final_tests = {**start_tests, "same_as_start": True}
     else:
         final_tests = _final_run(tools)
-    return {"final_tests": final_tests, "tests_unchanged": tests_unchanged,
-            "changed_files": sorted(p for p in set(shipped) | set(now) if shipped.get(p) != now.get(p)),
-            "diff": unified_diff(task, workspace),
-            "verdict": verdict(final_tests, tests_unchanged, start_tests)}
+    return {"final_tests": final_tests, "tests_unchanged": changed["tests_unchanged"],
+            "changed_files": changed["changed_files"], "diff": changed["diff"],
+            "verdict": verdict(final_tests, changed["tests_unchanged"], start_tests)}
+
+
+def changes(task, workspace):
+    """What a run changed in `workspace` against the task's pristine repository, by bytes:
+    {"changed_files", "diff" (of the editable files), "tests_unchanged", "editable_changed"}."""
+    shipped, now = snapshot(task.repo, skip_caches=True), snapshot(workspace)
+    tests_unchanged = ({p: h for p, h in shipped.items() if task.is_test_file(p)}
+                       == {p: h for p, h in now.items() if task.is_test_file(p)})
+    return {"changed_files": sorted(p for p in set(shipped) | set(now) if shipped.get(p) != now.get(p)),
+            "diff": unified_diff(task, workspace), "tests_unchanged": tests_unchanged,
+            "editable_changed": any(shipped.get(path) != now.get(path) for path in task.editable)}
 
 
 def _final_run(tools):

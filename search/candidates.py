@@ -1,0 +1,156 @@
+"""One attempt as a search: several trajectories of the same loop, side by side, chosen by the tests.
+
+`run_search(task, settings, chat_for, servers, folder=...)` runs `settings.candidates` runs of
+the loop, each on its own fresh copy of the task with its own seed, as many at once as the
+servers take. After each run its own tests run on its copy. The first candidate that passes
+calls the others off (those still waiting never start; running ones stop at their next check,
+"cancelled"), unless `all_candidates` (to measure how coverage grows with N). search/choice.py
+picks one, and the independent verdict judges it on a fresh copy, as for a single run.
+
+It returns a recording's body: the chosen run's fields at the top, exactly as run_recorded
+gives them (so every reader of a recording works unchanged), every candidate that ran under
+"candidates", and what the search did under "search".
+
+What this file deliberately is not: a model (`chat_for(index, url)` builds each candidate's
+chat and says its seed) or a scheduler of servers (search/servers.py hands out the slots).
+"""
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from repo_tools import RepoTools
+from runs.recording import body_head, record_loop, sample_hashes
+from search.choice import choose, closest, eligible
+from search.servers import lost_to_server
+from workspace.task_catalog import fresh_copy
+from workspace.verdict import changes, judge
+
+TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "timed_out", "sandbox")
+
+
+class CancelChecks:
+    """The `cancel` a candidate's loop asks: yes once the search is over. It counts the times it
+    said no, so a replay can call the run off at the very same check."""
+
+    def __init__(self, over):
+        self.over, self.said_no = over, 0
+
+    def __call__(self):
+        if self.over.is_set():
+            return True
+        self.said_no += 1
+        return False
+
+
+def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_tests=None,
+               all_candidates=False, sandbox_mode="auto", on_candidate=None):
+    """Run the search; return (the recording body (see the module docstring), the tools of the run
+    it shows at the top, whose copy holds its edits), or (None, None) when no candidate could
+    start because every server had failed."""
+    folder = Path(folder)
+    first = RepoTools(fresh_copy(task, folder / "start"), task=task, sandbox_mode=sandbox_mode)
+    sample, prompt = sample_hashes(first.root), task.prompt() if prompt is None else prompt
+    start_tests = start_tests or first.run_tests()
+    search = Search(task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates, sandbox_mode)
+
+    def one(index):
+        found = search.candidate(index)
+        if found and on_candidate:
+            on_candidate(found[0])
+        return found
+
+    with ThreadPoolExecutor(settings.candidates, thread_name_prefix="candidate") as pool:
+        ran = [found for found in pool.map(one, range(1, settings.candidates + 1)) if found]
+    if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
+        return None, None
+    return _body(task, settings, prompt, sample, start_tests, first, ran, all_candidates, search.named)
+
+
+class Search:
+    """What every candidate of one search shares: the task, the settings, the servers, whether
+    the search is over, and the order candidates start in (by index: with one free slot, the
+    search runs them one after another, as a user would expect from N)."""
+
+    def __init__(self, task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates,
+                 sandbox_mode):
+        self.task, self.settings, self.chat_for, self.servers = task, settings, chat_for, servers
+        self.folder, self.prompt, self.start_tests = folder, prompt, start_tests
+        self.all_candidates, self.sandbox_mode = all_candidates, sandbox_mode
+        self.over, self.named = threading.Event(), []  # a candidate passed; the servers that failed
+        self.started, self.turn = 0, threading.Condition()
+
+    def candidate(self, index):
+        """(candidate record, its tools) for one trajectory, or None when it never started. A
+        run lost to its server is tried again on another; when none is left, the loss is its
+        result. The slot is held until its tests have run, so a pass stops the next one starting."""
+        skip = (lambda: False) if self.all_candidates else self.over.is_set
+        lost = None
+        with self.turn:
+            self.turn.wait_for(lambda: self.started >= index - 1)
+        try:
+            for tries in range(1, len(self.servers.urls) + 1):
+                with self.servers.take(skip) as url:
+                    self._started(index)
+                    if url is None:
+                        return None if self.servers.working() else lost
+                    record, tools = self._run(index, tries, url)
+                    if "tests" in record:
+                        return record, tools
+                lost = record, tools
+            return lost
+        finally:
+            self._started(index)
+
+    def _started(self, index):
+        with self.turn:
+            self.started = max(self.started, index)
+            self.turn.notify_all()
+
+    def _run(self, index, tries, url):
+        """One trajectory on a fresh copy, then its own tests; a run lost to the server has none."""
+        chat, seed = self.chat_for(index, url)
+        tools = RepoTools(fresh_copy(self.task, self.folder / f"candidate-{index}-{tries}"), task=self.task,
+                          sandbox_mode=self.sandbox_mode)
+        checks = CancelChecks(self.over)
+        run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks)
+        record = {"index": index, "seed": seed, "server": url, **run}
+        if lost_to_server(run["stop"]):
+            if self.servers.failed(url, run["stop"].get("error")):
+                self.named.append({"url": url, "error": str(run["stop"].get("error"))[:300]})
+            return record, tools
+        if run["stop"]["reason"] == "cancelled":
+            record["cancelled_after_checks"] = checks.said_no
+        tests = tools.run_tests()
+        record.update({**_changed(tools), "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}})
+        if eligible(record, self.task.editable) and not self.all_candidates:
+            self.over.set()
+        return record, tools
+
+
+def _changed(tools):
+    found = changes(tools.task, tools.root)
+    return {"changed_files": found["changed_files"], "diff": found["diff"]}
+
+
+def _body(task, settings, prompt, sample, start_tests, first, ran, all_candidates, named):
+    """The recording body: the chosen (or closest) candidate's run and verdict at the top."""
+    records = sorted((record for record, _ in ran), key=lambda r: r["index"])
+    tools_of = {record["index"]: tools for record, tools in ran}
+    tried = [r for r in records if "tests" in r]  # not lost to a server
+    chosen, why = choose(tried, task.editable)
+    shown = chosen if chosen is not None else closest(tried)
+    shown = shown if shown is not None else records[0]["index"]  # every one lost to a server
+    if all_candidates:  # every candidate that passed is judged, so the coverage curve is the verdict's
+        for record in tried:
+            if eligible(record, task.editable):
+                record["verdict"] = judge(tools_of[record["index"]], start_tests)["verdict"]
+    for record in records:
+        record["chosen"] = record["index"] == chosen
+    top = next(r for r in records if r["index"] == shown)
+    judged = judge(tools_of[shown], start_tests)
+    search = {"candidates": settings.candidates, "ran": len(tried), "all_candidates": all_candidates,
+              "chosen": chosen, "shown": shown, "why": why, "servers_failed": named}
+    head = body_head(first, settings, prompt, sample, start_tests)
+    body = {**head, **judged, "turns": top["turns"], "events": top["events"], "stop": top["stop"],
+            "timings": top["timings"], "candidates": records, "search": search}
+    return body, tools_of[shown]

@@ -1,0 +1,62 @@
+"""How a search's pass rate grows with its number of candidates, and what it cost.
+
+An evaluation run with `--all-candidates` lets every candidate of an attempt run, and judges
+every one that passed its tests independently (search/candidates.py). From that, the pass rate
+of a search with only n of those N candidates follows without running it again: the unbiased
+estimator 1 - C(N-c, n)/C(N, n) over the attempt's c repairing candidates, the same estimator as
+pass@k (Chen et al. 2021), so the curve does not depend on which candidates happened to come
+first. `coverage(attempts)` averages it over the attempts, for n = 1, 2, 4, ... up to N.
+
+What this file deliberately is not: a search (it reads finished attempts) or a chart (the
+report draws it).
+"""
+import math
+
+
+def sizes(most):
+    """1, 2, 4, ... and `most` itself: the numbers of candidates the curve has a point for."""
+    found, n = [], 1
+    while n < most:
+        found.append(n)
+        n *= 2
+    return found + [most]
+
+
+def repairing(attempt):
+    """(candidates that ran, candidates the independent verdict repaired) of one coverage
+    attempt, or None when the attempt did not run every candidate."""
+    search = attempt.get("search") if isinstance(attempt.get("search"), dict) else {}
+    candidates = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else []
+    if search.get("all_candidates") is not True or not candidates:
+        return None
+    ran = [c for c in candidates if isinstance(c, dict) and isinstance(c.get("tests"), dict)]
+    return len(ran), sum(c.get("verdict") == "repaired" for c in ran)
+
+
+def pass_at(n, total, repaired):
+    """The chance that a search of n of these `total` candidates finds a repair."""
+    n = min(n, total)
+    return 1.0 - math.comb(total - repaired, n) / math.comb(total, n)
+
+
+def coverage(attempts):
+    """{n: mean pass rate over the coverage attempts} for n = 1, 2, 4, ..., or {} when no attempt
+    ran every candidate. An attempt with fewer candidates than n counts all it has."""
+    counted = [found for a in attempts if "infra_failure" not in a and (found := repairing(a)) and found[0] > 0]
+    if not counted:
+        return {}
+    most = max(total for total, _ in counted)
+    return {n: round(sum(pass_at(n, total, repaired) for total, repaired in counted) / len(counted), 4)
+            for n in sizes(most)}
+
+
+def search_summary(attempts):
+    """What a summary says about search: candidates asked for and run per attempt, and the
+    curve (under --all-candidates); None when no attempt was a search."""
+    searches = [a for a in attempts if "infra_failure" not in a and isinstance(a.get("search"), dict)]
+    if not searches:
+        return None
+    run = [a.get("candidates_run") for a in searches if isinstance(a.get("candidates_run"), int)]
+    return {"candidates": max(a["search"].get("candidates", 1) for a in searches),
+            "candidates_run_per_attempt": round(sum(run) / len(run), 2) if run else None,
+            "pass_at_n": {str(n): rate for n, rate in coverage(searches).items()}}

@@ -1,0 +1,16 @@
+"""Named configurations of the loop, as data: one JSON file each, read and checked once into a
+LoopSettings (agent_loop.py). Every command line takes `--settings NAME|FILE`; its flags still
+override one field at a time. In reading order:
+
+- plain.json: the loop's own defaults, the card's loop (what record_run.py and evaluate.py use).
+- levers.json: every lever of the README's first measurement on (preload, edits and calls
+  written as text run, the finish checked).
+- small-model.json: what measured best on a real 1.5B model: the levers, a system prompt
+  written for preloaded context and whole-file answers, the tests after each edit, and a
+  search over several candidates (fix.py's default).
+- weak.json: a deliberately weak start for improve.py's outer loop (`--start weak`).
+- named.py: reading them: `load_settings(NAME or FILE)`, `names()`.
+
+What this folder deliberately is not: a config framework. A file holds LoopSettings' fields
+and an "about" sentence; nothing else is read from it.
+"""

@@ -1,0 +1,159 @@
+"""Search: several candidates for one attempt, chosen by the tests (SPEC.md, "Search").
+
+Each candidate is a queue of scripted turns on its own copy of the sample; the tests are the
+real sandboxed pytest. What is checked: the choice (passing first, never a candidate that
+touched a test, then the fewest changed lines), the early stop (a running candidate is called
+off, one not yet started never starts), the independent verdict of the chosen one, every
+candidate in the recording, and a replay (real and served) that re-makes the same choice.
+"""
+import json
+import threading
+
+import pytest
+
+from agent_loop import LoopSettings
+from replay import replay
+from runs.recording import recording_of, save
+from search.candidates import run_search
+from search.choice import changed_lines, choose
+from search.servers import Servers
+from testing.scripted import ScriptedChat, call, calls, done, text
+from workspace.task_catalog import load_task
+
+FIX = call("replace_text", old='parts = path.split("/")', new='parts = path.replace("\\\\", "/").split("/")')
+# Also passes, but rewrites more than the bug needs: the smaller repair must win.
+WIDE_FIX = call("replace_text", old='parts = path.split("/")\n        if parts[0] == "src" and parts[-1].endswith(".py"):\n'
+                                     '            sources.append("/".join(parts))',
+                new='parts = path.replace("\\\\", "/").split("/")\n'
+                    '        if parts[0] == "src" and parts[-1].endswith(".py"):  # Python, under src/\n'
+                    '            sources.append("/".join(parts))  # with forward slashes')
+WRONG = call("replace_text", old='parts = path.split("/")', new='parts = path.split(".")')  # two tests fail
+SETTINGS = LoopSettings(max_turns=2, check_edits=True)
+
+
+def turns_of(*edits):
+    """One turn per edit (each a call), then a short final answer if the run goes on."""
+    return [[calls(edit), done()] for edit in edits] + [[text("done"), done()]]
+
+
+def search(tmp_path, scripts, settings=SETTINGS, **options):
+    """Run a search whose candidate i plays scripts[i - 1]; return (body, chats)."""
+    chats = {i: ScriptedChat(*script) for i, script in enumerate(scripts, 1)}
+    settings = LoopSettings(**{**settings.recorded(), "candidates": len(scripts)})
+    servers = Servers(["http://one"], options.pop("parallel", 1), tmp_path / "slots")
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], 100 + i), servers,
+                         folder=tmp_path / "copies", **options)
+    return body, chats
+
+
+def saved(tmp_path, body):
+    path = tmp_path / "search.json"
+    save(path, recording_of(body, source="scripted", about="a search", model={"name": "scripted"},
+                            server={"api": "scripted", "url": None}))
+    return path
+
+
+def test_the_first_passing_candidate_is_chosen_judged_and_the_rest_never_start(tmp_path):
+    body, chats = search(tmp_path, [turns_of(WRONG), turns_of(FIX), turns_of(FIX)])
+    assert body["search"]["chosen"] == 2 and body["verdict"] == "repaired"
+    assert [c["index"] for c in body["candidates"]] == [1, 2]  # one server slot: candidate 3 never started
+    assert chats[3].requests == []
+    first, second = body["candidates"]
+    assert first["tests"]["failed"] > 0 and not first["chosen"]
+    assert second["tests"]["exit_code"] == 0 and second["chosen"] and second["seed"] == 102
+    assert body["events"] == second["events"] and body["stop"]["reason"] == "tests_passed"
+
+
+def test_a_candidate_that_touched_a_test_is_never_chosen_and_the_smallest_repair_wins():
+    editable = ["path_rules.py"]
+    passing = {"exit_code": 0, "passed": 4, "failed": 0, "errors": 0}
+    diff = "--- a/path_rules.py\n+++ b/path_rules.py\n@@\n-a\n+b\n"
+    candidates = [
+        {"index": 1, "tests": passing, "changed_files": ["path_rules.py", "tests/test_path_rules.py"], "diff": diff},
+        {"index": 2, "tests": passing, "changed_files": ["path_rules.py"], "diff": diff + "+c\n"},
+        {"index": 3, "tests": passing, "changed_files": ["path_rules.py"], "diff": diff},
+        {"index": 4, "tests": {**passing, "exit_code": 1, "failed": 1}, "changed_files": editable, "diff": ""}]
+    assert changed_lines(diff) == 2
+    assert choose(candidates, editable)[0] == 3
+    assert choose(candidates[:1] + candidates[3:], editable)[0] is None
+
+
+def test_all_candidates_run_and_every_passing_one_is_judged(tmp_path):
+    body, _ = search(tmp_path, [turns_of(WIDE_FIX), turns_of(WRONG), turns_of(FIX)], all_candidates=True)
+    verdicts = {c["index"]: c.get("verdict") for c in body["candidates"]}
+    assert verdicts == {1: "repaired", 2: None, 3: "repaired"}
+    assert body["search"]["chosen"] == 3  # both passed: the fewer changed lines
+    assert "candidate 3 passed" in body["search"]["why"]
+
+
+def test_none_passing_is_not_repaired_and_shows_the_closest(tmp_path):
+    body, _ = search(tmp_path, [turns_of(WRONG), [[text("I fixed it."), done()]]])
+    assert body["search"]["chosen"] is None and body["verdict"] == "not repaired"
+    assert body["search"]["shown"] == 2  # the wrong edit breaks more tests than no edit at all
+
+
+def test_a_running_candidate_is_called_off_and_its_replay_stops_at_the_same_check(tmp_path):
+    passed = threading.Event()
+    # Candidate 1 streams slowly: mid-turn, it waits until candidate 2 has passed its tests.
+    slow = [text("Let me think"), lambda: passed.wait(30), text(" about it"), done()]
+    chats = {1: ScriptedChat(slow, [text("done"), done()]), 2: ScriptedChat(*turns_of(FIX))}
+    servers = Servers(["http://one"], 2, tmp_path / "slots")
+    settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], i), servers,
+                         folder=tmp_path / "copies", on_candidate=lambda c: c["index"] == 2 and passed.set())
+    slow_one = next(c for c in body["candidates"] if c["index"] == 1)
+    assert slow_one["stop"]["reason"] == "cancelled" and slow_one["cancelled_after_checks"] >= 1
+    assert chats[1].remaining_turns == 1 and chats[1].closed_streams == 1  # its stream was closed
+    assert body["search"]["chosen"] == 2
+    for served in (False, True):
+        result = replay(saved(tmp_path, body), served=served)
+        assert result["differences"] == [] and result["verdict"] == "repaired"
+
+
+@pytest.mark.parametrize("served", [False, True])
+def test_a_replay_plays_every_candidate_and_makes_the_same_choice(tmp_path, served):
+    body, _ = search(tmp_path, [turns_of(WRONG), turns_of(FIX)])
+    result = replay(saved(tmp_path, body), served=served)
+    assert result["differences"] == [] and result["verdict"] == "repaired"
+
+
+def test_a_doctored_choice_is_named_by_the_replay(tmp_path):
+    body, _ = search(tmp_path, [turns_of(WRONG), turns_of(FIX)])
+    path = saved(tmp_path, body)
+    recording = json.loads(path.read_text())
+    recording["search"]["chosen"] = 1
+    path.write_text(json.dumps(recording))
+    differences = replay(path, served=True)["differences"]
+    assert any("choice: candidate 1 in the recording, 2 here" in d for d in differences)
+
+
+def test_a_failed_server_is_named_once_and_its_candidate_runs_on_another(tmp_path):
+    from local_model import ModelUnavailable
+    chats = {("http://down", 1): ScriptedChat(ModelUnavailable("cannot reach http://down")),
+             ("http://up", 1): ScriptedChat(*turns_of(FIX))}
+    servers = Servers(["http://down", "http://up"], 1, tmp_path / "slots")
+    settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats.get((url, i), ScriptedChat()), i),
+                         servers, folder=tmp_path / "copies")
+    assert body["search"]["servers_failed"] == [{"url": "http://down", "error": "ModelUnavailable: cannot reach http://down"}]
+    assert servers.working() == ["http://up"]
+    assert body["verdict"] == "repaired" and body["candidates"][0]["server"] == "http://up"
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r.update(candidates="three"),
+    lambda r: r.update(search=None),
+    lambda r: r["candidates"][0].update(index="one"),
+    lambda r: r["candidates"][0].update(cancelled_after_checks=-1),
+    lambda r: r["candidates"][0].update(events=[]),
+    lambda r: r["search"].update(chosen="2")])
+def test_a_damaged_search_recording_is_one_error_line(tmp_path, capsys, damage):
+    import replay as replay_cli
+    body, _ = search(tmp_path, [turns_of(FIX)])
+    path = saved(tmp_path, body)
+    recording = json.loads(path.read_text())
+    damage(recording)
+    path.write_text(json.dumps(recording))
+    assert replay_cli.main([str(path), "--served"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}: ")
