@@ -166,16 +166,23 @@ def _fenced(path, text):
 
 def _how_to_answer(paths, blocks, tool_edits=True):
     """Short, because small models follow short instructions; the form text_edits="run" reads.
-    Without replace_text on offer (`tool_edits` False) the model is asked for code alone: a
-    mention of a tool it cannot call would only invite a call written as text."""
+    Without replace_text on offer (`tool_edits` False) the model is asked for code alone, the
+    wrong line first: a small model told only "answer with the corrected code" mostly wrote the
+    file back unchanged, and this last line of the message weighs more than the system prompt."""
     if not blocks:  # code in the reply would stay text: only the tool edits
         return "To fix it, call replace_text with text copied exactly from the file."
-    start = "To fix it, call replace_text, or answer" if tool_edits else "Answer"
+    if not tool_edits:
+        if len(paths) == 1:
+            target = f"the whole corrected {paths[0]} in one ```python block, with {paths[0]}"
+        else:
+            target = "each file you correct, whole, in its own ```python block, with its name"
+        return ("First copy the wrong line exactly as it is, then write it corrected. Then give "
+                f"{target} on the line before the block.")
     if len(paths) == 1:
-        return (f"{start} with the corrected code of {paths[0]} in one "
+        return (f"To fix it, call replace_text, or answer with the corrected code of {paths[0]} in one "
                 f"```python block, with {paths[0]} on the line before the block.")
     files = f" ({', '.join(paths)})" if paths else ""
-    return (f"{start} with the corrected code of each file you change{files} "
+    return (f"To fix it, call replace_text, or answer with the corrected code of each file you change{files} "
             "in its own ```python block, with the file's name on the line before the block.")
 
 

@@ -62,3 +62,13 @@ def test_a_run_called_off_stops_cancelled_at_the_next_check_and_closes_its_strea
     events = run(chat, tools, cancel=cancel)
     assert events[-1] == {"type": "stopped", "turn": 1, "reason": "cancelled"}
     assert [e["text"] for e in of_type(events, "text_delta")] == ["one"] and chat.closed_streams == 1
+
+
+def test_without_replace_text_on_offer_the_first_message_asks_for_the_wrong_line_then_the_file(tools):
+    chat = ScriptedChat([text("done"), done()])
+    run(chat, tools, context="preload", text_edits="run", offered_tools=())
+    first = chat.requests[0][0][1]["content"]
+    assert "replace_text" not in first
+    assert first.endswith("First copy the wrong line exactly as it is, then write it corrected. Then give the "
+                          "whole corrected path_rules.py in one ```python block, with path_rules.py on the line "
+                          "before the block.")
