@@ -11,6 +11,7 @@ from loop import turn_policy
 from replay import ReplayModel, main, replay
 from runs.recording import FORMAT, load, sample_hashes, save
 from runs.replay_check import RequestDrift, without_machine_fields
+from tests.processes import interruptible
 from workspace import task_catalog
 
 HERE = Path(__file__).parent
@@ -245,8 +246,9 @@ def test_a_python_without_pytest_gets_a_clear_error_not_a_drift():
 
 
 def test_ctrl_c_during_a_replay_is_one_line(tmp_path):
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py")], cwd=HERE, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with interruptible():
+        process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py")], cwd=HERE, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().startswith("=== ")  # replaying has begun
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)

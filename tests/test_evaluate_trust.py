@@ -16,6 +16,7 @@ from agent_loop import LoopSettings
 from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording import load, save
+from tests.processes import interruptible
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 # path_rules: attempt 1 repairs, attempt 2 only claims to; refund_limit: 1 fails, 2 repairs.
@@ -151,11 +152,13 @@ def test_a_stop_sends_no_new_request_leaves_nothing_running_and_keeps_what_finis
     fake_openai.play(sse_text("Done."), *[[Forever(KEEP_ALIVE, at_most=60)]] * 6)
     scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--api", "openai", "--base-url",
-                                fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules",
-                                "--attempts", "6", "--verify-finish", "0", "--jobs", "2", "--out", str(out)],
-                               cwd=HERE, text=True, start_new_session=True, env={**os.environ, "TMPDIR": str(scratch)},
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with interruptible():
+        process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--api", "openai", "--base-url",
+                                    fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules",
+                                    "--attempts", "6", "--verify-finish", "0", "--jobs", "2", "--out", str(out)],
+                                   cwd=HERE, text=True, start_new_session=True,
+                                   env={**os.environ, "TMPDIR": str(scratch)},
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ends = time.monotonic() + 60
     while len(fake_openai.requests) < 3 and process.poll() is None and time.monotonic() < ends:
         time.sleep(0.05)
