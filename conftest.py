@@ -63,8 +63,23 @@ def fake_openai(_running_fake_openai):
     return _running_fake_openai.play()
 
 
+def built_once(tmp_path_factory, worker_id, name, build):
+    """The folder `name`, made by `build(folder)` once for the whole test run. Under pytest-xdist
+    every worker asks: the first builds it while the others wait on a lock, then all read it
+    (a session fixture alone is built once per worker: seconds of pytest each time)."""
+    import fcntl
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent  # the run's folder, above each worker's
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not (shared / f"{name}.built").exists():
+            build(shared / name)
+            (shared / f"{name}.built").write_text("")
+    return shared / name
+
+
 @pytest.fixture(scope="session")
-def climbed(tmp_path_factory):
+def climbed(tmp_path_factory, worker_id):
     """One whole outer loop (improve.py --scripted with IMPROVE_FLAGS), shared by every test that
     reads it (tests/test_improve.py, tests/test_improve_trust.py): it costs seconds of pytest.
     Read it, or copy it; never change it."""
@@ -72,6 +87,28 @@ def climbed(tmp_path_factory):
 
     import improve
     from tests.helpers import IMPROVE_FLAGS
-    out = tmp_path_factory.mktemp("improvement") / "out"
-    assert improve.main([*IMPROVE_FLAGS, "--out", str(out)]) == 0
+
+    def climb(folder):
+        assert improve.main([*IMPROVE_FLAGS, "--out", str(folder / "out")]) == 0
+    out = built_once(tmp_path_factory, worker_id, "climbed", climb) / "out"
     return out, json.loads((out / "improvement.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def evaluated(tmp_path_factory, worker_id):
+    """One scripted evaluation (evaluate.py with EVALUATE_FLAGS: two tasks x two attempts, in one
+    worker process) and what it printed, shared by the tests of evaluate.py's summary, report and
+    resume (tests/test_evaluate.py, tests/test_evaluate_trust.py). Copy it before changing it."""
+    import contextlib
+    import io
+
+    import evaluate
+    from tests.helpers import EVALUATE_FLAGS
+
+    def run(folder):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            assert evaluate.main([*EVALUATE_FLAGS, "--out", str(folder / "out")]) == 0
+        (folder / "printed.txt").write_text(printed.getvalue())
+    folder = built_once(tmp_path_factory, worker_id, "evaluated", run)
+    return folder / "out", (folder / "printed.txt").read_text()
