@@ -16,6 +16,17 @@ def tools(workspace):
     return RepoTools(workspace)
 
 
+@pytest.fixture
+def without_bubblewrap(monkeypatch, tmp_path):
+    """This process as on a machine without bubblewrap: nothing on PATH, and the sandbox asked
+    for again (a process asks once; workspace/sandbox.py keeps the answer)."""
+    from workspace import sandbox
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    sandbox.detect.cache_clear()
+    yield
+    sandbox.detect.cache_clear()  # before PATH comes back: the next test asks again
+
+
 class FakeClock:
     """A deadline clock that moves only when a test says so."""
 

@@ -256,13 +256,12 @@ def test_ctrl_c_during_a_replay_is_one_line(tmp_path):
     assert "Traceback" not in err
 
 
-def test_without_bubblewrap_the_sandbox_warning_is_printed_once(tmp_path):
+def test_without_bubblewrap_the_sandbox_warning_is_printed_once(without_bubblewrap, capsys):
     paths = [str(HERE / "recordings" / name) for name in ("max_turns_one.json", "length_stop.json")]
-    finished = subprocess.run([sys.executable, "-B", str(HERE / "replay.py"), *paths], cwd=HERE, text=True,
-                              capture_output=True, env={"PATH": str(tmp_path)})  # no bwrap on this PATH
-    assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert finished.stderr.count("bubblewrap is not installed") == 1
-    assert finished.stdout.count("[sandbox: none]") >= 2
+    assert main(paths) == 0
+    printed = capsys.readouterr()
+    assert printed.err.count("bubblewrap is not installed") == 1
+    assert printed.out.count("[sandbox: none]") >= 2
 
 
 def test_a_closed_pipe_ends_the_cli_quietly():
