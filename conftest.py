@@ -1,8 +1,34 @@
-"""Shared fixtures: every test works on its own fresh copy of the sample."""
+"""Shared fixtures: every test works on its own fresh copy of the sample; and the run's bytecode."""
+import os
+import shutil
+import sys
+import tempfile
+
 import pytest
 
 from repo_tools import RepoTools
 from runs.recording import fresh_sample
+
+
+def pytest_configure(config):
+    """The suite starts dozens of Python processes (the command lines it tests, evaluate.py's
+    workers, pytest-xdist's), and each compiles every module it imports unless its bytecode is
+    cached. A shell that says not to write bytecode (PYTHONDONTWRITEBYTECODE: no __pycache__ in
+    the tree) would have every one of them compile the project again: for this run, the bytecode
+    goes to one folder outside the tree instead (PYTHONPYCACHEPREFIX), which every process the
+    run starts shares and the run removes. The sandboxed test runs keep their own clean
+    environment (workspace/pytest_run.py), so none of this reaches the code under test."""
+    if hasattr(config, "workerinput") or not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return  # a pytest-xdist worker (its controller did this), or bytecode is cached as usual
+    if "PYTHONPYCACHEPREFIX" not in os.environ:
+        config.coding_loop_pycache = os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="coding-loop-pycache-")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    sys.pycache_prefix, sys.dont_write_bytecode = os.environ["PYTHONPYCACHEPREFIX"], False
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "coding_loop_pycache", None):
+        shutil.rmtree(config.coding_loop_pycache, ignore_errors=True)
 
 
 @pytest.fixture
