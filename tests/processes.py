@@ -1,6 +1,7 @@
 """Probes of the process table and the network, for the sandbox and run_tests tests: a test
 body to run inside the sandbox, a port nothing listens on, and watching for tagged processes;
-and `interruptible()`, for the tests that stop a command line with Ctrl-C.
+`interruptible()`, for the tests that stop a command line with Ctrl-C; and an item that kills
+the worker process it runs in.
 
 What this file deliberately is not: a sandbox (workspace/sandbox.py is); it only looks.
 """
@@ -82,6 +83,16 @@ def interruptible():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def killed_in_the_second_item(item):
+    """An item for evaluation/workers.py's pool: the second kills its worker, as the kernel's
+    out-of-memory killer would (no cleanup, no answer). It lives here, not in a test file: a
+    worker starts afresh and imports the module that defines it, and this one imports nothing."""
+    if item == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.2)
+    return item
 
 
 def grandchild(marker, escape=False):

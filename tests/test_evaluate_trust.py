@@ -17,7 +17,7 @@ from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording import load, save
 from tests.helpers import EVALUATE_FLAGS
-from tests.processes import interruptible
+from tests.processes import interruptible, killed_in_the_second_item
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 
@@ -112,16 +112,9 @@ def test_the_folder_compares_typed_settings(tmp_path):
             raise AssertionError(f"{other} was accepted")
 
 
-def _killed_in_the_second_item(item):
-    if item == 2:
-        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer ends it: no cleanup, no answer
-    time.sleep(0.2)
-    return item
-
-
 def test_a_worker_that_dies_loses_only_its_own_attempt():
     outcomes = []
-    run_in_workers(2, _killed_in_the_second_item, [1, 2, 3, 4, 5, 6], lambda item, result, error: outcomes.append(
+    run_in_workers(2, killed_in_the_second_item, [1, 2, 3, 4, 5, 6], lambda item, result, error: outcomes.append(
         (item, result, str(error) if error else None)))
     assert sorted(outcomes) == [(1, 1, None), (2, None, "the worker process was killed by SIGKILL during this attempt"),
                                 (3, 3, None), (4, 4, None), (5, 5, None), (6, 6, None)]
