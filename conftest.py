@@ -100,13 +100,13 @@ def fake_openai(_running_fake_openai):
     return _running_fake_openai.play()
 
 
-def built_once(tmp_path_factory, worker_id, name, build):
+def built_once(tmp_path_factory, name, build):
     """The folder `name`, made by `build(folder)` once for the whole test run. Under pytest-xdist
     every worker asks: the first builds it while the others wait on a lock, then all read it
     (a session fixture alone is built once per worker: seconds of pytest each time)."""
     import fcntl
     base = tmp_path_factory.getbasetemp()
-    shared = base if worker_id == "master" else base.parent  # the run's folder, above each worker's
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, above each worker's
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
         if not (shared / f"{name}.built").exists():
@@ -116,7 +116,7 @@ def built_once(tmp_path_factory, worker_id, name, build):
 
 
 @pytest.fixture(scope="session")
-def climbed(tmp_path_factory, worker_id):
+def climbed(tmp_path_factory):
     """One whole outer loop (improve.py --scripted with IMPROVE_FLAGS), shared by every test that
     reads it (tests/test_improve.py, tests/test_improve_trust.py): it costs seconds of pytest.
     Read it, or copy it; never change it."""
@@ -127,12 +127,12 @@ def climbed(tmp_path_factory, worker_id):
 
     def climb(folder):
         assert improve.main([*IMPROVE_FLAGS, "--out", str(folder / "out")]) == 0
-    out = built_once(tmp_path_factory, worker_id, "climbed", climb) / "out"
+    out = built_once(tmp_path_factory, "climbed", climb) / "out"
     return out, json.loads((out / "improvement.json").read_text())
 
 
 @pytest.fixture(scope="session")
-def evaluated(tmp_path_factory, worker_id):
+def evaluated(tmp_path_factory):
     """One scripted evaluation (evaluate.py with EVALUATE_FLAGS: two tasks x two attempts, in one
     worker process) and what it printed, shared by the tests of evaluate.py's summary, report and
     resume (tests/test_evaluate.py, tests/test_evaluate_trust.py). Copy it before changing it."""
@@ -147,5 +147,5 @@ def evaluated(tmp_path_factory, worker_id):
         with contextlib.redirect_stdout(printed):
             assert evaluate.main([*EVALUATE_FLAGS, "--out", str(folder / "out")]) == 0
         (folder / "printed.txt").write_text(printed.getvalue())
-    folder = built_once(tmp_path_factory, worker_id, "evaluated", run)
+    folder = built_once(tmp_path_factory, "evaluated", run)
     return folder / "out", (folder / "printed.txt").read_text()
