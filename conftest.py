@@ -1,8 +1,34 @@
-"""Shared fixtures: every test works on its own fresh copy of the sample."""
+"""Shared fixtures: every test works on its own fresh copy of the sample; and the run's bytecode."""
+import os
+import shutil
+import sys
+import tempfile
+
 import pytest
 
 from repo_tools import RepoTools
 from runs.recording import fresh_sample
+
+
+def pytest_configure(config):
+    """The suite starts dozens of Python processes (the command lines it tests, evaluate.py's
+    workers, pytest-xdist's), and each compiles every module it imports unless its bytecode is
+    cached. A shell that says not to write bytecode (PYTHONDONTWRITEBYTECODE: no __pycache__ in
+    the tree) would have every one of them compile the project again: for this run, the bytecode
+    goes to one folder outside the tree instead (PYTHONPYCACHEPREFIX), which every process the
+    run starts shares and the run removes. The sandboxed test runs keep their own clean
+    environment (workspace/pytest_run.py), so none of this reaches the code under test."""
+    if hasattr(config, "workerinput") or not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return  # a pytest-xdist worker (its controller did this), or bytecode is cached as usual
+    if "PYTHONPYCACHEPREFIX" not in os.environ:
+        config.coding_loop_pycache = os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="coding-loop-pycache-")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    sys.pycache_prefix, sys.dont_write_bytecode = os.environ["PYTHONPYCACHEPREFIX"], False
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "coding_loop_pycache", None):
+        shutil.rmtree(config.coding_loop_pycache, ignore_errors=True)
 
 
 @pytest.fixture
@@ -14,6 +40,17 @@ def workspace(tmp_path):
 @pytest.fixture
 def tools(workspace):
     return RepoTools(workspace)
+
+
+@pytest.fixture
+def without_bubblewrap(monkeypatch, tmp_path):
+    """This process as on a machine without bubblewrap: nothing on PATH, and the sandbox asked
+    for again (a process asks once; workspace/sandbox.py keeps the answer)."""
+    from workspace import sandbox
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    sandbox.detect.cache_clear()
+    yield
+    sandbox.detect.cache_clear()  # before PATH comes back: the next test asks again
 
 
 class FakeClock:
@@ -63,6 +100,21 @@ def fake_openai(_running_fake_openai):
     return _running_fake_openai.play()
 
 
+def built_once(tmp_path_factory, name, build):
+    """The folder `name`, made by `build(folder)` once for the whole test run. Under pytest-xdist
+    every worker asks: the first builds it while the others wait on a lock, then all read it
+    (a session fixture alone is built once per worker: seconds of pytest each time)."""
+    import fcntl
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, above each worker's
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not (shared / f"{name}.built").exists():
+            build(shared / name)
+            (shared / f"{name}.built").write_text("")
+    return shared / name
+
+
 @pytest.fixture(scope="session")
 def climbed(tmp_path_factory):
     """One whole outer loop (improve.py --scripted with IMPROVE_FLAGS), shared by every test that
@@ -72,6 +124,28 @@ def climbed(tmp_path_factory):
 
     import improve
     from tests.helpers import IMPROVE_FLAGS
-    out = tmp_path_factory.mktemp("improvement") / "out"
-    assert improve.main([*IMPROVE_FLAGS, "--out", str(out)]) == 0
+
+    def climb(folder):
+        assert improve.main([*IMPROVE_FLAGS, "--out", str(folder / "out")]) == 0
+    out = built_once(tmp_path_factory, "climbed", climb) / "out"
     return out, json.loads((out / "improvement.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def evaluated(tmp_path_factory):
+    """One scripted evaluation (evaluate.py with EVALUATE_FLAGS: two tasks x two attempts, in one
+    worker process) and what it printed, shared by the tests of evaluate.py's summary, report and
+    resume (tests/test_evaluate.py, tests/test_evaluate_trust.py). Copy it before changing it."""
+    import contextlib
+    import io
+
+    import evaluate
+    from tests.helpers import EVALUATE_FLAGS
+
+    def run(folder):
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            assert evaluate.main([*EVALUATE_FLAGS, "--out", str(folder / "out")]) == 0
+        (folder / "printed.txt").write_text(printed.getvalue())
+    folder = built_once(tmp_path_factory, "evaluated", run)
+    return folder / "out", (folder / "printed.txt").read_text()

@@ -11,6 +11,7 @@ from loop import turn_policy
 from replay import ReplayModel, main, replay
 from runs.recording import FORMAT, load, sample_hashes, save
 from runs.replay_check import RequestDrift, without_machine_fields
+from tests.processes import interruptible
 from workspace import task_catalog
 
 HERE = Path(__file__).parent
@@ -245,8 +246,9 @@ def test_a_python_without_pytest_gets_a_clear_error_not_a_drift():
 
 
 def test_ctrl_c_during_a_replay_is_one_line(tmp_path):
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py")], cwd=HERE, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with interruptible():
+        process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py")], cwd=HERE, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout.readline().startswith("=== ")  # replaying has begun
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
@@ -254,13 +256,12 @@ def test_ctrl_c_during_a_replay_is_one_line(tmp_path):
     assert "Traceback" not in err
 
 
-def test_without_bubblewrap_the_sandbox_warning_is_printed_once(tmp_path):
+def test_without_bubblewrap_the_sandbox_warning_is_printed_once(without_bubblewrap, capsys):
     paths = [str(HERE / "recordings" / name) for name in ("max_turns_one.json", "length_stop.json")]
-    finished = subprocess.run([sys.executable, "-B", str(HERE / "replay.py"), *paths], cwd=HERE, text=True,
-                              capture_output=True, env={"PATH": str(tmp_path)})  # no bwrap on this PATH
-    assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert finished.stderr.count("bubblewrap is not installed") == 1
-    assert finished.stdout.count("[sandbox: none]") >= 2
+    assert main(paths) == 0
+    printed = capsys.readouterr()
+    assert printed.err.count("bubblewrap is not installed") == 1
+    assert printed.out.count("[sandbox: none]") >= 2
 
 
 def test_a_closed_pipe_ends_the_cli_quietly():

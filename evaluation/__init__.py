@@ -6,7 +6,6 @@ In reading order:
 - report_attempt.py: one attempt's section of a report (verdict, claim, grades, failing tests, diff),
   with report_transcript.py (its turns and tool calls) and report_files.py (each changed file
   before and after), shared with improve.py's report.
-- pytest_failures.py: the failing tests and their E lines, read from one run's pytest output.
 - html_parts.py: escaping, cutting, code blocks, diffs and the page itself, for every report.
 - scripted_attempts.py: scripted attempts for every task, so the whole path runs offline.
 - runner.py (an evaluation start to end) with folder.py, attempt.py and workers.py.

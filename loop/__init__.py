@@ -7,7 +7,7 @@
   JSON and Python calls, text_calls_markup.py for the models' own tags).
 - line_endings.py: a file's line endings, kept through an edit a model wrote with "\n".
 - context.py: what `context="preload"` writes into messages: the files and the failures (the
-  failures as failure_digest.py cuts pytest's output down to).
+  failures as failure_digest.py cuts pytest's output down to, read by workspace/pytest_output.py).
 
 What this folder deliberately is not: a model adapter (no SDK is imported here), the tools
 themselves (repo_tools.py), or a recorder (runs/).

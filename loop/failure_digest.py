@@ -1,22 +1,23 @@
 """A failing pytest run in a few lines: what a small model reads instead of pytest's output.
 
-`failure_digest(output, max_frames=3)` reads what `run_tests` returned (the fixed `pytest -q` of
-workspace/pytest_run.py, default tracebacks, perhaps cut in the middle) and keeps, for each failing
+`failure_digest(output, max_frames=3)` takes what `run_tests` returned (the fixed `pytest -q` of
+workspace/pytest_run.py, default tracebacks, perhaps cut in the middle), as
+workspace/pytest_output.py reads it, and keeps, for each failing
 or erroring test: its node id, the failing lines pytest marks with `>`, its `E` lines (assertion,
 exception, collection error), and at most `max_frames` traceback locations (the test's own, and
 the last ones, where the error was raised); then the tests named only in pytest's short summary,
 and its count line. Dots, banners, source context, locals, printed output and pytest's own frames
-go. Every part is capped and the digest says what it left out; each line is matched only on its
+go. Every part is capped and the digest says what it left out; each line is read only on its
 first SCAN_CHARS characters, so the time is linear in the output's length.
 
-What this file deliberately is not: a parser of every pytest format (it knows the one command's
-output, and falls back to pytest's last lines), or a judge: run_tests' counts say whether tests pass.
+What this file deliberately is not: a parser of pytest's output (pytest_output.py reads it; when
+it recognises nothing, the digest falls back to pytest's last lines), or a judge: run_tests'
+counts say whether tests pass.
 """
 import re
 
-from loop.failure_names import header_form, label, name_in
+from workspace.pytest_output import SCAN_CHARS, header_form, name_in, read, test_label
 
-SCAN_CHARS = 1_000     # only a line's start is matched: bounded work per line, linear overall
 LINE_CHARS = 240       # a kept line is cut here: a long assert fits, a big object's repr does not
 E_LINES = 10           # E lines per test: the assertion and its "where" lines; a long diff is cut
 DETAILED_TESTS = 5     # tests shown in detail; several failures usually share one cause
@@ -24,15 +25,6 @@ LISTED_TESTS = 10      # further failing tests, one summary line each
 DIGEST_CHARS = 3_000   # the detailed tests: ~800 tokens, 10-30 s of prompt on a small CPU
 FALLBACK_LINES = 5     # pytest's last lines, when nothing above is found (a crash, odd output)
 
-HEADER = re.compile(r"_{3,} (.+?) _{3,}$")                # "____ test_x ____": a test's details
-BANNER = re.compile(r"[=!]{3,} .*[=!]{3}$")              # "==== FAILURES ====", "!!! Interrupted !!!"
-# "pricing.py:19: NameError", "checkout.py:25: in order_total", "<frozen importlib._bootstrap>:1204: in f"
-FRAME = re.compile(r"(<[^>]*>|\S+):(\d+):(?: (in .+|[\w.]+))?\s*$")
-SUMMARY_ITEM = re.compile(r"(FAILED|ERROR) (\S+)")        # "FAILED tests/t.py::test_x - Assert..."
-COUNTS = re.compile(r"(\d+ \w+(, \d+ \w+)*|no tests ran)( in .*)?$")
-CUT = re.compile(r"\[\.\.\. (\d+) characters cut \.\.\.\]$")  # pytest_run.py's marker
-NOTE = re.compile(r"ERROR: |\w+Error while ")             # "ImportError while importing test module"
-CAPTURED = re.compile(r"-{3,} Captured .* -{3,}$")          # "--- Captured stdout call ---"
 PROGRESS = re.compile(r"[.FEsxX]+(\s+\[\s*\d+%\])?$")
 # pytest's hints name flags the model cannot pass to the fixed command: noise to it.
 HINT = re.compile(r"E\s+(.*use '?-vv?'? |\.\.\.Full output truncated)", re.IGNORECASE)
@@ -40,63 +32,12 @@ HINT = re.compile(r"E\s+(.*use '?-vv?'? |\.\.\.Full output truncated)", re.IGNOR
 
 def failure_digest(output, max_frames=3):
     """The digest of one run's pytest output (any str; anything else counts as no output)."""
-    lines = output.splitlines() if isinstance(output, str) else []
     max_frames = max_frames if isinstance(max_frames, int) and max_frames >= 0 else 3
-    sections, summary, counts = _parse(lines)
-    body = _render(sections, summary, max_frames) or ("" if counts else _fallback(lines))
-    return "\n".join(part for part in (body, counts) if part)
-
-
-def _parse(lines):
-    """One pass: each test's section (its kept lines and frames), the short summary, the counts."""
-    sections, summary, counts, section, source_of, captured = [], [], "", None, None, False
-    for raw in lines:
-        line = raw[:SCAN_CHARS].rstrip()
-        text = _cut(line, len(raw.rstrip()))
-        if source_of is not None and line[:1].isspace() and line.strip(" ^~"):
-            section["items"].append(("frame", source_of, text))  # the source under "f.py:1: in g"
-        source_of, between_tests = None, section is None or section["title"] is None
-        if HEADER.match(line):
-            section, captured = _new(sections, HEADER.match(line).group(1)), False
-        elif BANNER.match(line):
-            section, captured = None, False  # "short test summary info": no test's details
-        elif CUT.match(line):  # what follows may belong to another test: a section of its own
-            marker = f"[... {CUT.match(line).group(1)} characters of pytest's output cut here ...]"
-            section, captured = _new(sections, None, marker), False
-        elif captured or (section and CAPTURED.match(line)):  # what a test printed, up to the next test
-            section["captured"] = captured = True
-        elif between_tests and COUNTS.match(line):
-            counts = text
-        elif between_tests and SUMMARY_ITEM.match(line):
-            summary.append((SUMMARY_ITEM.match(line).group(2), text))
-        elif line.startswith((">", "E ", "E\t")) or line == "E" or NOTE.match(line) or FRAME.match(line):
-            section = section or _new(sections, None, "")  # before any test: a conftest error
-            source_of = _keep(section, line, text)
-    return sections, summary, counts
-
-
-def _new(sections, title, label=None):
-    sections.append({"title": title, "label": label, "items": [], "frames": []})
-    return sections[-1]
-
-
-def _keep(section, line, text):
-    """File one line (`text`: the line as kept) of a section; return the frame whose source line
-    may follow ("f.py:1: in g" is followed by its source line), or None."""
-    frames, items = section["frames"], section["items"]
-    frame = FRAME.match(line)
-    if line.startswith(">"):  # the failing line of the frame whose location comes next
-        items.append(("frame", len(frames), text))
-    elif line.startswith("E"):
-        if not _noise(line):
-            items.append(("E", None, text))
-    elif frame:
-        frames.append(frame.group(1))
-        items.append(("frame", len(frames) - 1, text))
-        return len(frames) - 1 if (frame.group(3) or "").startswith("in ") else None
-    else:
-        items.append(("note", None, text))
-    return None
+    sections, summary, counts = read(output)
+    # The tests pytest's short summary names, each line as shown: (test id, line).
+    summary = [(test, _cut(line, length)) for kind, test, line, length in summary if kind in ("FAILED", "ERROR")]
+    body = _render(sections, summary, max_frames) or ("" if counts else _fallback(output.splitlines() if isinstance(output, str) else []))
+    return "\n".join(part for part in (body, _cut(counts, len(counts))) if part)
 
 
 def _noise(e_line):
@@ -122,7 +63,7 @@ def _render(sections, summary, max_frames):
     shown = {names.get(name_in(section["title"])) for section in sections[:len(blocks)]}
     rest = [line for nodeid, line in summary if nodeid not in shown]
     if not summary:  # cut off, or a run stopped before it: name the sections not shown
-        rest = [label(section, names) for section in sections[len(blocks):] if section["title"]]
+        rest = [test_label(section, names) for section in sections[len(blocks):] if section["title"]]
     more = f"\n({len(rest) - LISTED_TESTS} more failing tests left out)" if len(rest) > LISTED_TESTS else ""
     blocks.append("\n".join(rest[:LISTED_TESTS]) + more)
     return "\n\n".join(block for block in blocks if block)
@@ -139,16 +80,18 @@ def _cap(text, room):
 def _render_section(section, names, max_frames):
     """One test: its name, then its kept lines in pytest's order, then what was left out."""
     frames, keep = section["frames"], _frames_to_keep(section["frames"], max_frames)
-    lines, e_lines, e_left = [label(section, names)], 0, 0
-    for kind, frame, text in section["items"]:
+    lines, e_lines, e_left = [test_label(section, names)], 0, 0
+    for kind, frame, line, length in section["items"]:
         if kind == "frame" and frame < len(frames) and frame not in keep:
             continue  # a frame left out, with its source line
+        if kind == "E" and _noise(line):
+            continue
         if kind == "E":
             e_lines += 1
             if e_lines > E_LINES:
                 e_left += 1
                 continue
-        lines.append(text)
+        lines.append(_cut(line, length))
     left = [f"{n} {what}{'s' * (n != 1)}" for n, what in ((len(frames) - len(keep), "traceback frame"),
                                                           (e_left, "E line")) if n]
     left += ["what the test printed"] if section.get("captured") else []

@@ -10,6 +10,7 @@ only, touches no file system, and never turns a name it does not know into an ed
 import re
 
 from loop.text_edits_code import problem
+from workspace.user_tests import is_test
 
 WORDS = re.compile(r"[\w.\-/\\]+")  # path-like runs: one pass, no backtracking
 
@@ -65,7 +66,7 @@ class FileNames:
 
     def refusal(self, path, form):
         editable = ", ".join(self.editable)
-        if path.startswith("tests/") or path.rsplit("/", 1)[-1].startswith("test_"):
+        if is_test(path):
             return problem(path, f"{path} is a test file: tests are never edited; change {editable} "
                                  "so that they pass", form)
         return problem(path, f"{path} is not an editable file; the files you can edit: {editable}", form)

@@ -14,6 +14,8 @@ the model what went wrong, and stops a run that keeps going wrong.
 """
 import json
 
+from workspace.pytest_output import read
+
 MAX_CALLS_PER_TURN = 32   # a turn with thousands of run_tests calls must not run them all
 FORMAT_ERROR_LIMIT = 3    # malformed turns in a row before the run stops (as mini-swe-agent)
 UNCHANGED_EDIT_LIMIT = 3  # turns that only wrote code back unchanged, with nothing run between them
@@ -125,9 +127,8 @@ def tests_fail_nudge(turn, result, correction=None, opening="You said you were d
     carries the failures and the files it changed, so a model that answers in code can answer."""
     if correction:
         return nudge(turn, "tests_fail", f"{opening} the tests still fail.\n\n{correction}")
-    failing = [line for line in result.get("output", "").splitlines()
-               if line.startswith(("FAILED ", "ERROR "))][:10]
-    summary = "\n".join(failing) or result.get("output", "")[-500:]
+    failing = [line for kind, _test, line, _length in read(result.get("output"))[1] if kind in ("FAILED", "ERROR")]
+    summary = "\n".join(failing[:10]) or str(result.get("output", ""))[-500:]
     return nudge(turn, "tests_fail",
                  f"{opening} the tests still fail (run_tests: exit_code "
                  f"{result.get('exit_code')}, {result.get('passed')} passed, {result.get('failed')} failed, "

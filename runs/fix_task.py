@@ -4,7 +4,7 @@ project's test code, what the model may read and edit, the likely culprit first)
 model will be shown of it.
 
 What this file deliberately is not: the run, the verdict or the offer (fix.py), or the reading of
-pytest's output (workspace/project_pytest.py).
+pytest's output (workspace/pytest_output.py).
 """
 import sys
 
@@ -12,8 +12,8 @@ from loop.context import preload, preload_paths
 from runs.printer import clean, result_line
 from workspace import sandbox
 from workspace.failing_uses import used_by
-from workspace.project_pytest import (COLLECT, blamed_files, collected_files, failures, missing_modules,
-                                      project_tests, pytest_missing)
+from workspace.project_pytest import COLLECT, missing_modules, project_tests, pytest_missing
+from workspace.pytest_output import blamed_files, collected_files, failures
 from workspace.python_imports import Imports
 from workspace.user_repo import RepoProblem
 from workspace.user_task import build_task, choose_files, default_ticket, matching, shown

@@ -22,10 +22,15 @@ FIX_OLD, FIX_NEW = _FIX["old"], _FIX["new"]
 
 FIX = call("replace_text", old=FIX_OLD, new=FIX_NEW)
 
+# evaluate.py's shared evaluation (the `evaluated` fixture, conftest.py): path_rules' attempts
+# repair, then only claim to; pagination_last_page's repair with two edits, then with one of them.
+# One worker: a second costs a Python start and its imports, and the tests of several workers
+# (tests/test_evaluate_trust.py) ask for two themselves.
+EVALUATE_FLAGS = ("--scripted", "--tasks", "path_rules,pagination_last_page", "--attempts", "2", "--jobs", "1")
 # improve.py's shared climb (the `climbed` fixture, conftest.py): two training tasks, one held out.
 IMPROVE_TRAIN, IMPROVE_HOLDOUT = ("path_rules", "discount_percent"), "refund_limit"
 IMPROVE_FLAGS = ("--scripted", "--start", "weak", "--tasks", ",".join([*IMPROVE_TRAIN, IMPROVE_HOLDOUT]),
-                 "--holdout", IMPROVE_HOLDOUT, "--jobs", "2")
+                 "--holdout", IMPROVE_HOLDOUT, "--jobs", "1")
 
 TASK = "Make the failing test in tests/test_path_rules.py pass."
 # The quickest real tool call, for tests that are about the loop rather than about pytest.

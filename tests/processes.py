@@ -1,10 +1,13 @@
 """Probes of the process table and the network, for the sandbox and run_tests tests: a test
-body to run inside the sandbox, a port nothing listens on, and watching for tagged processes.
+body to run inside the sandbox, a port nothing listens on, and watching for tagged processes;
+`interruptible()`, for the tests that stop a command line with Ctrl-C; and an item that kills
+the worker process it runs in.
 
 What this file deliberately is not: a sandbox (workspace/sandbox.py is); it only looks.
 """
 import contextlib
 import os
+import signal
 import socket
 import threading
 import time
@@ -68,6 +71,28 @@ def watching(marker):
     finally:
         stop.set()
         thread.join()
+
+
+@contextlib.contextmanager
+def interruptible():
+    """Children started in this block take Ctrl-C (SIGINT) as a terminal's shell starts them,
+    even when the suite itself runs with SIGINT ignored (a background job, nohup, some CI
+    runners): an ignored signal stays ignored across exec, a handled one goes back to default."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def killed_in_the_second_item(item):
+    """An item for evaluation/workers.py's pool: the second kills its worker, as the kernel's
+    out-of-memory killer would (no cleanup, no answer). It lives here, not in a test file: a
+    worker starts afresh and imports the module that defines it, and this one imports nothing."""
+    if item == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.2)
+    return item
 
 
 def grandchild(marker, escape=False):

@@ -1,6 +1,7 @@
 """evaluate.py: tasks × attempts through the real tools and pytest, graded, summarised,
 resumed, with infra failures counted apart; and the figures it reports."""
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 import evaluate
 from evaluation.grades import claim, grade, markdown_table, pass_at_k, summary_of
 from runs.recording import load
+from tests.helpers import EVALUATE_FLAGS
 from tests.processes import closed_port
 from workspace.task_catalog import load_task
 
@@ -53,14 +55,11 @@ def run_evaluation(tmp_path, *flags):
     return evaluate.main(["--out", str(tmp_path / "out"), *flags])
 
 
-SCRIPTED = ("--scripted", "--tasks", "path_rules,pagination_last_page", "--attempts", "2", "--jobs", "2")
-
-
-def test_a_scripted_evaluation_runs_grades_summarises_reports_and_resumes(tmp_path, capsys):
-    """One evaluation end to end (2 tasks x 2 attempts, 2 workers); one test, so that under
-    pytest-xdist no second worker runs the same costly evaluation again."""
-    assert run_evaluation(tmp_path, *SCRIPTED) == 0
-    printed, out = capsys.readouterr().out, tmp_path / "out"
+def test_a_scripted_evaluation_runs_grades_summarises_reports_and_resumes(evaluated, tmp_path, capsys):
+    """One evaluation end to end (2 tasks x 2 attempts: the shared `evaluated`, made once for the
+    whole suite), then resumed on a copy of its folder."""
+    shared, printed = evaluated
+    out = shutil.copytree(shared, tmp_path / "out")
     # every attempt ran, was graded, and printed its line
     assert sorted(p.name for p in (out / "attempts").iterdir()) == [
         "pagination_last_page-1.json", "pagination_last_page-2.json", "path_rules-1.json", "path_rules-2.json"]
@@ -79,12 +78,12 @@ def test_a_scripted_evaluation_runs_grades_summarises_reports_and_resumes(tmp_pa
     assert (out / "report.html").read_text().count('class="cell') == 4
     # run again: resumed, nothing redone
     stamps = {p: p.stat().st_mtime_ns for p in (out / "attempts").iterdir()}
-    assert run_evaluation(tmp_path, *SCRIPTED) == 0
+    assert run_evaluation(tmp_path, *EVALUATE_FLAGS) == 0
     again = capsys.readouterr().out
     assert "4 already finished" in again and "0 to run" in again
     assert {p: p.stat().st_mtime_ns for p in (out / "attempts").iterdir()} == stamps
     # the same folder with other settings is refused
-    assert run_evaluation(tmp_path, *SCRIPTED, "--max-turns", "3") == 1
+    assert run_evaluation(tmp_path, *EVALUATE_FLAGS, "--max-turns", "3") == 1
     assert "holds an evaluation with other settings" in capsys.readouterr().err
 
 

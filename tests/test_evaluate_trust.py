@@ -16,10 +16,10 @@ from agent_loop import LoopSettings
 from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording import load, save
+from tests.helpers import EVALUATE_FLAGS
+from tests.processes import interruptible, killed_in_the_second_item
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
-# path_rules: attempt 1 repairs, attempt 2 only claims to; refund_limit: 1 fails, 2 repairs.
-TWO_BY_TWO = ("--scripted", "--tasks", "path_rules,refund_limit", "--attempts", "2", "--jobs", "2")
 
 
 def run(out, *flags):
@@ -30,71 +30,73 @@ def summary(out):
     return json.loads((out / "summary.json").read_text())
 
 
-def test_a_resumed_folder_counts_only_attempts_that_fit_their_slot(tmp_path, capsys):
-    out = tmp_path / "out"
-    assert run(out, *TWO_BY_TWO) == 0
+def resumable(evaluated, tmp_path):
+    """A copy of the shared evaluation's folder (EVALUATE_FLAGS, all four attempts finished)."""
+    return shutil.copytree(evaluated[0], tmp_path / "out")
+
+
+def test_a_resumed_folder_counts_only_attempts_that_fit_their_slot(evaluated, tmp_path, capsys):
+    out = resumable(evaluated, tmp_path)
     assert summary(out)["tasks"]["path_rules"]["pass@1"] == 0.5
     attempts = out / "attempts"
-    # Someone copies the repair into the other slot, a task's attempt into another task's
-    # slot, and breaks a third: none of them may count, and each slot runs again.
+    # Someone copies the repair into the other slot; damages the grades of a second file (valid
+    # JSON, a recording, but its grades contradict its verdict), breaks a third and cuts the stop
+    # off a fourth: none of them may count, and each slot runs again.
     shutil.copy(attempts / "path_rules-1.json", attempts / "path_rules-2.json")
-    shutil.copy(attempts / "refund_limit-2.json", attempts / "refund_limit-1.json")
+    damaged = load(attempts / "path_rules-1.json")
+    damaged["grades"]["verdict"] = "not repaired"
+    save(attempts / "path_rules-1.json", damaged)
+    (attempts / "pagination_last_page-2.json").write_text("{not json")
+    stopless = json.loads((attempts / "pagination_last_page-1.json").read_text())  # a recording still, no `stop`
+    del stopless["stop"]
+    (attempts / "pagination_last_page-1.json").write_text(json.dumps(stopless))
     capsys.readouterr()
-    assert run(out, *TWO_BY_TWO) == 0
+    assert run(out, *EVALUATE_FLAGS) == 0
     printed = capsys.readouterr().out
     assert "path_rules-2.json belongs to another slot (path_rules-1): running it again" in printed
-    assert "refund_limit-1.json belongs to another slot (refund_limit-2): running it again" in printed
+    assert "path_rules-1.json is damaged (its grades" in printed
+    assert "pagination_last_page-2.json cannot be read" in printed
+    assert ("pagination_last_page-1.json is damaged (its stop: missing, or not what an attempt holds): "
+            "running it again") in printed
+    assert "4 to run" in printed and summary(out)["overall"]["repaired"] == 2
     assert summary(out)["tasks"]["path_rules"]["pass@1"] == 0.5  # the truth, not 1.00
     assert load(attempts / "path_rules-2.json")["attempt_id"] == "path_rules-2"
-    # A damaged file (valid JSON, a recording, but its grades contradict its verdict) too.
-    damaged = load(attempts / "path_rules-2.json")
-    damaged["grades"]["verdict"] = "repaired"
-    save(attempts / "path_rules-2.json", damaged)
-    (attempts / "refund_limit-2.json").write_text("{not json")
-    stopless = json.loads((attempts / "refund_limit-1.json").read_text())  # a recording still, but no `stop`
-    del stopless["stop"]
-    (attempts / "refund_limit-1.json").write_text(json.dumps(stopless))
-    capsys.readouterr()
-    assert run(out, *TWO_BY_TWO) == 0
-    printed = capsys.readouterr().out
-    assert "path_rules-2.json is damaged (its grades" in printed and "refund_limit-2.json cannot be read" in printed
-    assert "refund_limit-1.json is damaged (its stop: missing, or not what an attempt holds): running it again" in printed
-    assert "3 to run" in printed and summary(out)["overall"]["repaired"] == 2
-    assert "stop" in load(attempts / "refund_limit-1.json")
+    assert "stop" in load(attempts / "pagination_last_page-1.json")
 
 
-def test_an_attempt_made_with_other_settings_does_not_count(tmp_path, capsys):
-    out = tmp_path / "out"
-    assert run(out, "--scripted", "--tasks", "path_rules") == 0
-    attempt = load(out / "attempts/path_rules-1.json")
+def test_an_attempt_made_with_other_settings_does_not_count(evaluated, tmp_path, capsys):
+    out = resumable(evaluated, tmp_path)
+    attempt = load(out / "attempts/path_rules-2.json")
     attempt["settings"]["verify_finish"] = 2
-    save(out / "attempts/path_rules-1.json", attempt)
-    capsys.readouterr()
-    assert run(out, "--scripted", "--tasks", "path_rules") == 0
-    assert "path_rules-1.json was made with other settings: running it again" in capsys.readouterr().out
+    save(out / "attempts/path_rules-2.json", attempt)
+    assert run(out, *EVALUATE_FLAGS) == 0
+    assert "path_rules-2.json was made with other settings: running it again" in capsys.readouterr().out
+    assert load(out / "attempts/path_rules-2.json")["settings"]["verify_finish"] == 0
 
 
-def test_a_resume_with_fewer_tasks_or_attempts_adds_and_never_shrinks(tmp_path, capsys):
-    out = tmp_path / "out"
-    assert run(out, *TWO_BY_TWO) == 0
-    assert run(out, "--scripted", "--tasks", "refund_limit", "--attempts", "1") == 0
+def test_a_resume_with_fewer_tasks_or_attempts_adds_and_never_shrinks(evaluated, tmp_path, capsys):
+    out = resumable(evaluated, tmp_path)
+    assert run(out, "--scripted", "--tasks", "pagination_last_page", "--attempts", "1") == 0
     assert "0 to run" in capsys.readouterr().out
-    assert summary(out)["overall"]["attempts"] == 4 and set(summary(out)["tasks"]) == {"path_rules", "refund_limit"}
+    assert summary(out)["overall"]["attempts"] == 4
+    assert set(summary(out)["tasks"]) == {"path_rules", "pagination_last_page"}
     assert (out / "report.html").read_text().count('class="cell') == 4
 
 
-def test_one_folder_takes_one_run_at_a_time(tmp_path, capsys):
-    out = tmp_path / "out"
+def test_one_folder_takes_one_run_at_a_time(evaluated, tmp_path, capsys):
+    out = resumable(evaluated, tmp_path)
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
     holder = EvaluationFolder(out)
     holder.lock()
     try:
-        assert run(out, "--scripted", "--tasks", "path_rules") == 1
+        assert run(out, *EVALUATE_FLAGS) == 1
         err = capsys.readouterr().err
         assert err == f"error: another evaluation is writing to {out}; wait for it to finish, or pass another --out\n"
-        assert list((out / "attempts").iterdir()) == []
+        assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
     finally:
         holder.unlock()
-    assert run(out, "--scripted", "--tasks", "path_rules") == 0
+    assert run(out, *EVALUATE_FLAGS) == 0
+    assert "0 to run" in capsys.readouterr().out
 
 
 def test_the_folder_compares_typed_settings(tmp_path):
@@ -110,16 +112,9 @@ def test_the_folder_compares_typed_settings(tmp_path):
             raise AssertionError(f"{other} was accepted")
 
 
-def _killed_in_the_second_item(item):
-    if item == 2:
-        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer ends it: no cleanup, no answer
-    time.sleep(0.2)
-    return item
-
-
 def test_a_worker_that_dies_loses_only_its_own_attempt():
     outcomes = []
-    run_in_workers(2, _killed_in_the_second_item, [1, 2, 3, 4, 5, 6], lambda item, result, error: outcomes.append(
+    run_in_workers(2, killed_in_the_second_item, [1, 2, 3, 4, 5, 6], lambda item, result, error: outcomes.append(
         (item, result, str(error) if error else None)))
     assert sorted(outcomes) == [(1, 1, None), (2, None, "the worker process was killed by SIGKILL during this attempt"),
                                 (3, 3, None), (4, 4, None), (5, 5, None), (6, 6, None)]
@@ -127,7 +122,8 @@ def test_a_worker_that_dies_loses_only_its_own_attempt():
 
 def test_an_evaluation_whose_worker_is_killed_loses_that_attempt_alone(tmp_path):
     out = tmp_path / "out"
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), *TWO_BY_TWO, "--out", str(out)],
+    two_workers = [*EVALUATE_FLAGS[:-1], "2"]
+    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), *two_workers, "--out", str(out)],
                                cwd=HERE, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ends, workers = time.monotonic() + 60, []
     while len(workers) < 2 and process.poll() is None and time.monotonic() < ends:
@@ -151,11 +147,13 @@ def test_a_stop_sends_no_new_request_leaves_nothing_running_and_keeps_what_finis
     fake_openai.play(sse_text("Done."), *[[Forever(KEEP_ALIVE, at_most=60)]] * 6)
     scratch, out = tmp_path / "tmp", tmp_path / "out"
     scratch.mkdir()
-    process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--api", "openai", "--base-url",
-                                fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules",
-                                "--attempts", "6", "--verify-finish", "0", "--jobs", "2", "--out", str(out)],
-                               cwd=HERE, text=True, start_new_session=True, env={**os.environ, "TMPDIR": str(scratch)},
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with interruptible():
+        process = subprocess.Popen([sys.executable, "-B", str(HERE / "evaluate.py"), "--api", "openai", "--base-url",
+                                    fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules",
+                                    "--attempts", "6", "--verify-finish", "0", "--jobs", "2", "--out", str(out)],
+                                   cwd=HERE, text=True, start_new_session=True,
+                                   env={**os.environ, "TMPDIR": str(scratch)},
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     ends = time.monotonic() + 60
     while len(fake_openai.requests) < 3 and process.poll() is None and time.monotonic() < ends:
         time.sleep(0.05)

@@ -1,22 +1,23 @@
 """fix.py on small repositories in temporary folders, against the loopback servers: the user's
 tree stays byte-identical (.git included) until a yes, the guardrails refuse what they must, the
 terminal question decides, and the recording replays."""
+import io
 import json
 import os
 import pty
 import select
 import subprocess
 import sys
-from pathlib import Path
+import threading
 
 import pytest
 
 import fix
 import replay
+from runs.offer import ask
 from testing.scripted import call, done, text
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, TEST_OPS, make_project, tree_state
 
-HERE = Path(__file__).resolve().parent.parent  # the project root
 READ_OPS = call("read_file", path="src/calc/ops.py")
 
 
@@ -146,38 +147,49 @@ def test_the_code_a_traceback_blames_is_read_first_and_stays_editable(fake_ollam
     assert "src/calc/ops.py" in spec["editable"] and "src/calc/ops.py" not in spec["tests"]
 
 
-def answer_on_a_terminal(fake, repo, tmp_path, answer):
-    """Run fix.py with a pseudo-terminal as its stdin and stdout; answer the question when it comes."""
+def answer_on_a_terminal(fake, repo, tmp_path, answer, monkeypatch):
+    """Run fix.py with a pseudo-terminal as its stdin and stdout, and answer the question when it
+    comes. In this process: the terminal is what is tested here, not the command line's process
+    (tests/test_fix_real_repos.py starts fix.py itself, and stops it)."""
     main, terminal = pty.openpty()
-    process = subprocess.Popen([sys.executable, str(HERE / "fix.py"), "--repo", str(repo), "--host", fake.url,
-                                "--output", str(tmp_path / "out" / "run.json"), "--settings", "levers"],
-                               stdin=terminal, stdout=terminal, stderr=terminal, cwd=HERE)
+    seen, unanswered = bytearray(), [answer]
+
+    def user():  # reads the terminal as a person does, and answers the question once
+        while select.select([main], [], [], 60)[0]:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: every writer has closed the terminal
+                return
+            seen.extend(chunk)
+            if unanswered and b"[y/N] " in seen:
+                os.write(main, unanswered.pop().encode() + b"\n")
+    at_the_terminal = threading.Thread(target=user, daemon=True)
+    at_the_terminal.start()
+    with open(terminal, "r", closefd=False) as stdin, open(terminal, "w", closefd=False) as stdout:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        monkeypatch.setattr(sys, "stdout", stdout)
+        code = fix.main(["--repo", str(repo), "--host", fake.url, "--output", str(tmp_path / "out" / "run.json"),
+                         "--settings", "levers"])
     os.close(terminal)
-    seen, answered = b"", False
-    while True:
-        if not select.select([main], [], [], 60)[0]:
-            process.kill()
-            raise AssertionError(f"fix.py went silent: {seen[-500:]!r}")
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        seen += chunk
-        if not answered and b"[y/N] " in seen:
-            os.write(main, answer.encode() + b"\n")
-            answered = True
+    at_the_terminal.join(60)
     os.close(main)
-    return process.wait(timeout=60), seen.decode("utf-8", "replace")
+    return code, seen.decode("utf-8", "replace")
 
 
-@pytest.mark.parametrize("answer, applied", [("n", False), ("", False), ("yes", True)])
-def test_on_a_terminal_only_yes_applies(fake_ollama, tmp_path, answer, applied):
+def test_only_y_or_yes_is_a_yes():
+    for typed, yes in [("y\n", True), ("YES\n", True), (" yes \n", True), ("\n", False), ("n\n", False),
+                       ("yeah\n", False), ("", False)]:
+        out = io.StringIO()
+        assert ask("Apply? [y/N] ", io.StringIO(typed), out) is yes, typed
+        assert out.getvalue() == "Apply? [y/N] " + ("" if typed.endswith("\n") else "\n")  # end of input: a new line
+
+
+@pytest.mark.parametrize("answer, applied", [("n", False), ("yes", True)])
+def test_on_a_terminal_only_yes_applies(fake_ollama, tmp_path, monkeypatch, answer, applied):
     repo = make_project(tmp_path / "calc")
     before = tree_state(repo)
     fake_ollama.play(*repair_turns())
-    code, seen = answer_on_a_terminal(fake_ollama, repo, tmp_path, answer)
+    code, seen = answer_on_a_terminal(fake_ollama, repo, tmp_path, answer, monkeypatch)
     assert f"Apply this patch to {repo}? [y/N] " in seen
     assert "\x1b[32m+    return a + b\x1b[0m" in seen  # coloured on a terminal
     if applied:

@@ -74,7 +74,7 @@ MISSING = ["cannot import yaml_not_installed (ModuleNotFoundError)", "a dependen
 @pytest.mark.parametrize("files, flags, words", [
     ({"pyproject.toml": "", "calc.py": OPS}, [], ["no tests found", "--tests"]),
     ({**PROJECT, "tests/test_slow.py": "import time\n\n\ndef test_slow():\n    time.sleep(30)\n"},
-     ["--test-timeout", "1"], ["longer than --test-timeout 1 s"]),
+     ["--test-timeout", "0.5"], ["longer than --test-timeout 0.5 s"]),
     (PROJECT, ["--tests=--no-such-flag"], ["pytest could not run the tests (exit code 4)"]),
     (PROJECT, ["--editable", "nothing*.py"], ["--editable nothing*.py matches no file"]),
     # A dependency missing from the interpreter is no bug to repair: said before any model is asked,

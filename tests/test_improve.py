@@ -12,6 +12,16 @@ from evaluation import improvement, prompt_improver
 from tests.browser import CHROMIUM, chromium, needs_chromium
 from tests.helpers import IMPROVE_HOLDOUT as HOLDOUT  # `climbed` (conftest.py) climbs with IMPROVE_FLAGS
 
+ONE_TASK = ("--scripted", "--start", "weak", "--tasks", "path_rules", "--jobs", "1")
+
+
+@pytest.fixture(scope="module")
+def one_iteration(tmp_path_factory):
+    """A finished improvement of one iteration on one task (stopped by --iterations 1): read it."""
+    out = tmp_path_factory.mktemp("one") / "out"
+    assert improve.main([*ONE_TASK, "--iterations", "1", "--out", str(out)]) == 0
+    return out
+
 
 def test_the_weak_start_fails_and_the_rules_climb_to_the_target(climbed):
     _, record = climbed
@@ -36,13 +46,15 @@ def test_the_held_out_task_is_never_shown_to_the_improver(climbed):
     assert (out / "holdout-start/attempts/refund_limit-1.json").exists()
 
 
-def test_a_finished_improvement_replays_and_a_doctored_one_does_not(climbed, tmp_path, capsys):
-    out, record = climbed
-    assert improve.main(["--replay", str(out)]) == 0
+def test_a_finished_improvement_replays_and_a_doctored_one_does_not(climbed, one_iteration, tmp_path, capsys):
+    # With the real tools and pytest: every attempt runs again and matches its recording. The
+    # one-task improvement is enough for that (each attempt is replayed alike, whatever the climb).
+    assert improve.main(["--replay", str(one_iteration)]) == 0
     assert "every iteration replayed as recorded" in capsys.readouterr().out
-    # The same folder, with iteration 2's decision claimed different: the rules disagree. A
-    # decision is derived from the attempts' events, which a served replay (no pytest) rebuilds
-    # the same way, so the doctored folder and a second look at the finished one are served.
+    # The climb, with iteration 2's decision claimed different: the rules disagree. A decision
+    # is derived from the attempts' events, which a served replay (no pytest) rebuilds the same
+    # way, so the finished climb and its doctored copy are served.
+    out, record = climbed
     doctored = tmp_path / "doctored"
     shutil.copytree(out, doctored)
     record = copy.deepcopy(record)
@@ -67,12 +79,8 @@ def test_the_report_shows_the_climb_in_a_real_browser(climbed, tmp_path):
     assert "2 of 2 failed attempts wrote tool calls as text" in dom
 
 
-ONE_TASK = ("--scripted", "--start", "weak", "--tasks", "path_rules", "--jobs", "1")
-
-
-def test_the_iterations_bound_and_stagnation_stop_the_loop(tmp_path, monkeypatch):
-    assert improve.main([*ONE_TASK, "--iterations", "1", "--out", str(tmp_path / "one")]) == 0
-    record = json.loads((tmp_path / "one/improvement.json").read_text())
+def test_the_iterations_bound_and_stagnation_stop_the_loop(one_iteration, tmp_path, monkeypatch):
+    record = json.loads((one_iteration / "improvement.json").read_text())
     assert record["stopped"] == "iterations" and len(record["iterations"]) == 1
     # An improver with nothing left to change ends the loop after the iteration it read.
     monkeypatch.setattr(improvement.improver, "propose", lambda settings, attempts, tasks, *rules: (settings, []))

@@ -2,6 +2,7 @@
 loop/ needs nothing of runs/, evaluation/ or testing/; product code never imports testing/; and
 no two modules import each other, however indirectly."""
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -11,6 +12,7 @@ ENTRY_POINTS = {"record_run", "evaluate", "improve", "fix", "bench"}
 CARD_MODULES = {"agent_loop", "local_model", "openai_model", "repo_tools", "replay"}
 
 
+@functools.cache  # read once: every test below asks the same question of the same files
 def modules():
     """{dotted name: set of project modules it imports}, for every project module."""
     found = {}

@@ -52,9 +52,8 @@ def test_a_run_is_printed_as_it_goes_and_recorded(fake_ollama, tmp_path, capsys)
     assert [p.name for p in output.parent.iterdir()] == ["run.json"]  # no temp file left behind
 
 
-def run_cli(*args, env=None):
-    return subprocess.run([sys.executable, str(HERE / "record_run.py"), *args],
-                          capture_output=True, text=True, env=env, cwd=HERE)
+def run_cli(*args):
+    return subprocess.run([sys.executable, str(HERE / "record_run.py"), *args], capture_output=True, text=True, cwd=HERE)
 
 
 def test_server_down_is_one_line_and_nothing_is_written(tmp_path):
@@ -80,21 +79,21 @@ def test_bad_flags_are_refused_before_anything_runs(flags, capsys):
     assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "--help" in err
 
 
-def test_require_sandbox_refuses_where_bubblewrap_is_missing(fake_ollama, tmp_path):
+def test_require_sandbox_refuses_where_bubblewrap_is_missing(fake_ollama, without_bubblewrap, tmp_path, capsys):
     output = tmp_path / "run.json"
-    finished = run_cli("--host", fake_ollama.url, "--output", str(output), "--require-sandbox",
-                       env={"PATH": str(tmp_path)})  # no bwrap on this PATH
-    assert finished.returncode == 1 and "sandbox is required" in finished.stderr
-    assert "Traceback" not in finished.stderr and not output.exists() and fake_ollama.requests == []
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--require-sandbox"]) == 1
+    err = capsys.readouterr().err
+    assert "sandbox is required" in err and err.count("\n") == 1
+    assert not output.exists() and fake_ollama.requests == []
 
 
-def test_a_missing_sandbox_is_reported_not_hidden(fake_ollama, tmp_path):
+def test_a_missing_sandbox_is_reported_not_hidden(fake_ollama, without_bubblewrap, tmp_path, capsys):
     fake_ollama.play([done(tool_calls=[call("run_tests")])], [text("One test fails."), done()])
     output = tmp_path / "run.json"
-    finished = run_cli("--host", fake_ollama.url, "--output", str(output), env={"PATH": str(tmp_path)})
-    assert finished.returncode == 0
-    assert "warning: bubblewrap is not installed" in finished.stderr
-    assert "[sandbox: none]" in finished.stdout
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output)]) == 0
+    printed = capsys.readouterr()
+    assert "warning: bubblewrap is not installed" in printed.err
+    assert "[sandbox: none]" in printed.out
     assert json.loads(output.read_text())["sandbox"] == "none"
 
 

@@ -18,6 +18,7 @@ import pytest
 from evaluation.html_parts import render_page
 from evaluation.report import VERDICT_COLOURS, render_report, write_report
 from tests.browser import CHROMIUM, chromium, needs_chromium, png_pixels
+from workspace.user_tests import is_test
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 # Every way out of an HTML page we could think of, plus a terminal escape and a lone surrogate.
@@ -40,7 +41,7 @@ def _attempt(recording, task, k):
     text = "".join(e["text"] for e in events if e["type"] == "text_delta" and e["turn"] == last_turn)
     claims = "pass" in text.lower()
     return dict(recording, attempt_id=f"{task}-{k}", task_name=task, grades={
-        "read_failing_test": any(str(e["arguments"].get("path", "")).startswith("tests/") for e in calls[:edit]),
+        "read_failing_test": any(is_test(str(e["arguments"].get("path", ""))) for e in calls[:edit]),
         "ran_tests_before_edit": any(e["name"] == "run_tests" for e in calls[:edit]),
         "edited": bool(recording["changed_files"]), "tests_unchanged": recording["tests_unchanged"],
         "only_editable_changed": True, "verdict": recording["verdict"]},

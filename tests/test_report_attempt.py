@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from evaluation.html_parts import BLOCK_CHARS, render_page
-from evaluation.pytest_failures import failing_tests
 from evaluation.report_attempt import render_attempt
 from evaluation.report_files import render_changed_files, split_diff
+from workspace.pytest_output import failing_tests
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 HOSTILE = '<script>alert(1)</script></pre>" onmouseover="alert(2)\' \x1b[2J \ud800'

@@ -13,6 +13,7 @@ import replay
 from repo_tools import RepoTools
 from testing.scripted import call, done, text
 from workspace.task_catalog import fresh_copy, load_task, task_names
+from workspace.user_task import UserTask
 
 CODE = "def double(x):\n    return x + x + 1\n"
 TEST = ("from app import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"
@@ -101,7 +102,7 @@ def test_each_problem_in_a_task_folder_is_one_line_naming_the_task_and_the_field
 
 @pytest.mark.parametrize("path", ["conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
                                   "tests/__init__.py", "tests/helpers.py", "tests/conftest.py", "test_app.py",
-                                  "src/conftest.py"])
+                                  "src/conftest.py", "app_test.py", "test/helpers.py", "src/tests/helpers.py"])
 def test_tests_and_test_configuration_are_never_editable(tmp_path, path):
     def add(folder):
         (folder / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
@@ -109,6 +110,20 @@ def test_tests_and_test_configuration_are_never_editable(tmp_path, path):
     make_task(tmp_path, change=add, spec=spec_with(readable=["app.py", path], editable=[path]))
     with pytest.raises(ValueError, match=rf"^task 'doubling': editable: '{path}' is a test or test configuration"):
         load_task("doubling", tmp_path)
+
+
+def test_a_task_and_a_users_project_count_the_same_files_as_tests(tmp_path):
+    """One answer to "is this test code" (workspace/user_tests.py): a task's test files, for the
+    verdict's "tests unchanged", the grades and the guardrails, are the files named like tests,
+    wherever they are, as they are for fix.py's project before pytest says more."""
+    make_task(tmp_path / "tasks")
+    task = load_task("doubling", tmp_path / "tasks")
+    user = UserTask(name="fix:t", title="t", ticket="t", readable=(), editable=(), repo=tmp_path)
+    paths = ["tests/test_app.py", "tests/data.json", "test_app.py", "app_test.py", "conftest.py", "test/helpers.py",
+             "src/pkg/tests/util.py", "app.py", "contests/app.py", "latest.py", "testing.py", "pytest.ini"]
+    named = {"tests/test_app.py", "tests/data.json", "test_app.py", "app_test.py", "conftest.py", "test/helpers.py",
+             "src/pkg/tests/util.py"}
+    assert {p for p in paths if task.is_test_file(p)} == {p for p in paths if user.is_test_file(p)} == named
 
 
 def test_a_link_planted_after_the_check_is_never_followed_by_a_copy(tmp_path):

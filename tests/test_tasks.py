@@ -20,6 +20,7 @@ import pytest
 
 from loop.failure_digest import LINE_CHARS, failure_digest
 from workspace.pytest_run import PYTEST_ARGS
+from workspace.user_tests import is_test
 
 TASKS = Path(__file__).resolve().parent.parent / "tasks"
 NAMES = sorted(p.name for p in TASKS.iterdir() if p.is_dir() and p.name != "__pycache__")
@@ -44,10 +45,6 @@ def load_solution(name):
 def repo_of(name):
     """The task's repository: `repo/` beside task.json, or the folder its "repo" names."""
     return (TASKS / name / load_task(name).get("repo", "repo")).resolve()
-
-
-def is_test_file(path):
-    return path.startswith("tests/") or Path(path).name.startswith("test_")
 
 
 def apply_edits(root, edits):
@@ -161,8 +158,8 @@ def test_listed_files_exist_and_only_sources_are_editable(name):
         assert target.resolve().is_relative_to(root), path
         assert target.stat().st_size < MAX_FILE_BYTES, path
     assert set(task["editable"]) <= set(task["readable"])
-    assert not [path for path in task["editable"] if is_test_file(path)]
-    assert [path for path in task["readable"] if is_test_file(path)], "no test file to read"
+    assert not [path for path in task["editable"] if is_test(path)]
+    assert [path for path in task["readable"] if is_test(path)], "no test file to read"
     # Every Python file of the repository is readable: nothing the tests use is hidden.
     sources = {p.relative_to(root).as_posix() for p in root.rglob("*.py") if "__pycache__" not in p.parts}
     assert sources <= set(task["readable"])

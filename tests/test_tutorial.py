@@ -110,9 +110,10 @@ def _live(folder=None):
             if folder is None or path.parent.name == folder]
 
 
+@functools.cache  # read once: every check of the counts (and every doctored copy) asks again
 def _measured_with_levers():
-    return [json.loads(path.read_text(encoding="utf-8"))
-            for path in sorted(HERE.glob("measurements/record-levers/*.json"))]
+    return tuple(json.loads(path.read_text(encoding="utf-8"))
+                 for path in sorted(HERE.glob("measurements/record-levers/*.json")))
 
 
 @functools.cache

@@ -69,7 +69,9 @@ def _leftovers():
         "tests/__init__.py": f"import path_rules\nexec({FIXED_SOURCE!r}, path_rules.__dict__)\n".encode(),  # (3)
         "pytest.py": b"print('4 passed')\nraise SystemExit(0)\n",             # (4) `python -m pytest` runs it
         "path_rules/__init__.py": FIXED_SOURCE.encode(),                      # (5) a package wins over the module
-        importlib.util.cache_from_source("path_rules.py"): unchecked,         # (6) a forged pyc
+        # (6) a forged pyc, beside the source: where the sandboxed run looks (its clean environment
+        # has no PYTHONPYCACHEPREFIX, whatever this process has)
+        f"__pycache__/path_rules.{sys.implementation.cache_tag}.pyc": unchecked,
         f"tests/__pycache__/test_path_rules.{sys.implementation.cache_tag}-pytest-{pytest.__version__}.pyc":
             rewrite_cache,                                                    # (6) a forged rewrite cache
         TEST_FILE: passing,                                                   # (7) the test file swapped

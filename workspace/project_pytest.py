@@ -17,8 +17,8 @@ the sandbox, a clean environment, bounded time and output) and changes only this
 - our flags come after the project's `addopts`, so whatever it asks for, the output is short
   (`-q`), plain (`--color=no`) and ends with one line per failure (`-rfE`).
 
-What this file deliberately is not: a process runner (pytest_run.py runs the command) or the
-judge of what a start run means (fix.py says that).
+What this file deliberately is not: a process runner (pytest_run.py runs the command), a reader
+of pytest's output (pytest_output.py) or the judge of what a start run means (fix.py says that).
 """
 import configparser
 import os
@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from workspace import sandbox
+from workspace.pytest_output import modules_not_found, no_pytest
 from workspace.pytest_run import CLEAN_ENV, PytestCommand, run_pytest
 
 # pytest's own order of configuration files, and the section each must hold to count.
@@ -36,8 +37,6 @@ CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), 
            ("setup.cfg", "tool:pytest"))
 OUR_FLAGS = ("-q", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
 COLLECT = ("--collect-only", "-qq")  # one line per test file: "tests/test_a.py: 4"
-# "SUBFAILED(n=2) tests/test_a.py::test_x - ..." (or SUBFAILED[message]): a failed subtest names its test.
-SUMMARY = re.compile(r"^(FAILED|ERROR|SUBFAILED(?:\(.*?\)|\[.*?\])?) (\S+?)(?: - (.*))?$", re.M)
 
 
 def default_python(repo):
@@ -105,40 +104,18 @@ def interpreter_places(python):
     return tuple(sorted(os.path.realpath(p) for p in places if os.path.realpath(p) != "/" and os.path.isdir(p)))
 
 
-def failures(output, limit=10):
-    """[(test id, message)] from pytest's short summary ("FAILED tests/test_a.py::test_x - ..."),
-    each test once."""
-    found = {}
-    for _, test, message in SUMMARY.findall(output or ""):
-        found.setdefault(test, (message or "").strip())
-    return list(found.items())[:limit]
-
-
-def blamed_files(output, files):
-    """The project's files that pytest's tracebacks point at ("statlite/summary.py:6: ZeroDivisionError"),
-    in the order they first appear: the code a failure comes from, to be shown to a model first."""
-    named = re.findall(r"^([\w./-]+\.py):\d+:", output or "", re.M)
-    return [path for path in dict.fromkeys(named) if path in files]
-
-
 def pytest_missing(result):
     """True when the interpreter has no pytest: nothing ran, and Python said why."""
     return (result["exit_code"] != 0 and not (result["passed"] or result["failed"] or result["errors"])
-            and re.search(r"No module named '?pytest'?(\s|$)", result["output"]) is not None)
+            and no_pytest(result["output"]))
 
 
 def missing_modules(result, files):
     """The modules the tests could not import that the repository does not hold (`files`):
     its dependencies, missing from the interpreter. Only for a run that did not pass."""
-    named = re.findall(r"ModuleNotFoundError: No module named '([\w.]+)'", result["output"] or "")
     own = {part.removesuffix(".py") for path in files for part in Path(path).parts}
     return [] if result["exit_code"] == 0 else [
-        module for module in dict.fromkeys(named) if module.split(".")[0] not in own]
-
-
-def collected_files(output):
-    """The test files `--collect-only -qq` named ("tests/test_a.py: 4"), as far as the output was kept."""
-    return re.findall(r"^(\S+\.py): \d+$", output or "", re.M)
+        module for module in modules_not_found(result["output"]) if module.split(".")[0] not in own]
 
 
 def project_tests(tree, command, extra=()):

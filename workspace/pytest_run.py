@@ -4,7 +4,7 @@
 writes survives it), in a clean environment, inside the sandbox when there is one (sandbox.py
 builds that command line), with resource limits, a timeout that kills the whole process
 group, and only the head and tail of the output kept; then it reads the counts from
-pytest's summary line. A `PytestCommand` says which interpreter and arguments: the tasks'
+pytest's summary line (pytest_output.py reads every part of the output). A `PytestCommand` says which interpreter and arguments: the tasks'
 fixed one by default; fix.py builds a user's project's own (workspace/project_pytest.py).
 
 What this file deliberately is not: a general process runner. Nothing in the command comes
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from workspace import sandbox
 from workspace.files import remove_tree
+from workspace.pytest_output import counts
 
 OUTPUT_CHARS = 4000
 HEAD_CHARS = 1000    # pytest's first lines (collection errors) matter as much as its summary
@@ -79,7 +80,7 @@ def run_pytest(root, timeout, sandbox_name, command=None):
         finally:
             remove_tree(scratch)
     output = _shorten(_portable(output, where), dropped)
-    return {"exit_code": exit_code, "output": output, **_counts(output), "timed_out": timed_out}
+    return {"exit_code": exit_code, "output": output, **counts(output), "timed_out": timed_out}
 
 
 def _env(home, command):
@@ -168,18 +169,3 @@ def _portable(output, root):
         output = output.replace(sys.prefix, "<venv>")
     return output.replace(sys.base_prefix, "<python>")
 
-
-def _counts(output):
-    """Parse pytest's closing summary line ("1 failed, 3 passed") into counts. Subtests (pytest 9,
-    unittest's subTest) count apart when they pass ("3 passed, 152 subtests passed"), but each
-    failed one counts in "failed", with a SUBFAILED line of its own: `subtests_failed` says how
-    many, so the tests themselves can be counted (verdict.py). Only when there are any: a
-    result of a run without subtests stays what it always was."""
-    for line in reversed(output.splitlines()):
-        if re.fullmatch(r"\d+ \w+( \w+)?(, \d+ \w+( \w+)?)*", line.strip().strip("=").strip()):
-            counts = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
-            errors = counts.get("errors", counts.get("error", 0))  # "1 error", "2 errors"
-            subtests = len(re.findall(r"^SUBFAILED\b", output, re.M))
-            return {"passed": counts.get("passed", 0), "failed": counts.get("failed", 0), "errors": errors,
-                    **({"subtests_failed": subtests} if subtests else {})}
-    return {"passed": 0, "failed": 0, "errors": 0}

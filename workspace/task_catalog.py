@@ -25,12 +25,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from workspace.user_tests import is_test_or_config
+from workspace.user_tests import is_test, is_test_or_config
 
 PROJECT = Path(__file__).resolve().parent.parent
 TASKS = PROJECT / "tasks"
 SAMPLE_TASK = "path_rules"
-TEST_FOLDER = "tests/"
 MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a task folder's name: printable, one shell word
 
@@ -52,9 +51,11 @@ class Task:
                 f"Files you can edit: {', '.join(self.editable)}")
 
     keeps_links = False  # no link at all; fix.py's UserTask keeps the links that stay inside its repository
+    tests = ()  # the test files found by what the tests use (fix.py's UserTask); a shipped task's are named so
 
     def is_test_file(self, path):
-        return path.startswith(TEST_FOLDER)
+        """Test code, by the one answer (workspace/user_tests.py): in `tests`, or named like a test."""
+        return is_test(path, self.tests)
 
 
 def task_names(tasks_dir=None):

@@ -36,9 +36,6 @@ class UserTask(Task):
     preload_as_listed: bool = False  # the preload shows `readable` in its order (a recording from before: editable first)
     keeps_links = True  # links inside the repository, as starting_tree copied them (never editable)
 
-    def is_test_file(self, path):
-        return is_test(path, self.tests)
-
 
 def build_task(name, ticket, tree, tests, command, readable, editable):
     """The UserTask for the project `name` whose starting tree is at `tree`; the preload shows

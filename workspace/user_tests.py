@@ -14,13 +14,14 @@ tests take their expected values from (`testing/expected.py`) is as much a test 
    testing (`_testing.py`, `testing/`) is support. A package imported only by its tests, as
    most are, stays product code.
 
-`is_test(path, tests)` asks the question of one path; `is_tooling(path)` names packaging and tool
-configuration (`setup.py`, `docs/conf.py`, `noxfile.py`): not tests, but never editable by default
-either (user_task.choose_files).
-
-The shipped tasks list their files by hand, so for them a name decides: `is_test_or_config(path)`
-(a test, or a file pytest reads as configuration) is what task_catalog.load_task never lets a
-task make editable.
+`is_test(path, tests=())` asks the question of one path, for every part of the harness
+(`Task.is_test_file`: the verdict's "tests unchanged", the grades, the patch's guardrail): in
+`tests`, or named like a test (rule 1). A shipped task lists its files by hand and has no
+`tests`, so for it the name decides. `is_test_or_config(path)` adds the files pytest or Python
+read as configuration (`pytest.ini`, `pyproject.toml`, `setup.py`, ...): what
+task_catalog.load_task never lets a task make editable. `is_tooling(path)` names packaging and
+tool configuration (`setup.py`, `docs/conf.py`, `noxfile.py`): not tests, but never editable by
+default either (user_task.choose_files).
 
 What this file deliberately is not: a runner. Nothing here imports or executes the user's code.
 """
@@ -40,8 +41,9 @@ TOOLING = {"setup.py", "noxfile.py", "fabfile.py", "dodo.py", "pavement.py", "ha
            "sitecustomize.py", "usercustomize.py"}
 
 
-def is_test(path, tests):
-    """A test file: in `tests` (find_test_code's answer), a conftest.py, or one named like a test."""
+def is_test(path, tests=()):
+    """A test file: in `tests` (find_test_code's answer), a conftest.py, or one named like a test:
+    test_*.py, *_test.py, or anything under a tests/ or test/ folder."""
     return path in tests or TEST_NAME.search(path) is not None
 
 
@@ -52,10 +54,8 @@ def is_tooling(path):
 
 
 def is_test_or_config(path):
-    """A shipped task's test (under tests/, or named like one) or a file pytest reads as configuration."""
-    name = PurePosixPath(path).name
-    return (path.startswith("tests/") or name in TEST_CONFIG or name.startswith("test_")
-            or name.endswith("_test.py"))
+    """A test (named like one) or a file pytest or Python reads as configuration."""
+    return is_test(path) or PurePosixPath(path).name in TEST_CONFIG
 
 
 def find_test_code(tree, files, collected, project=""):

@@ -1,0 +1,68 @@
+"""pytest's output is read in one place (workspace/pytest_output.py), and every reader gets the
+same reading: what a test printed, and what comes after a cut, belongs to no failing test.
+
+The exact digest a model reads is checked in test_context.py, the report's failing tests in
+test_report_attempt.py, fix.py's summary lines in test_fix_parts.py; these tests check what
+they share, on pytest output shaped by hand (no pytest runs here).
+"""
+from loop import turn_policy
+from loop.failure_digest import failure_digest
+from workspace.pytest_output import counts, failing_tests, failures, read
+
+# A test whose code printed a summary line and an E line of its own: the code under test is the
+# model's, so what it prints must never read as pytest's verdict on another test.
+PRINTED = """.F..                                                                     [100%]
+=================================== FAILURES ===================================
+____________________________________ test_a ____________________________________
+
+    def test_a():
+>       assert double(1) == 2
+E       assert 3 == 2
+
+tests/test_app.py:5: AssertionError
+----------------------------- Captured stdout call -----------------------------
+FAILED tests/test_app.py::test_forged - AssertionError: forged
+E       forged line
+=========================== short test summary info ============================
+FAILED tests/test_app.py::test_a - assert 3 == 2
+1 failed, 3 passed"""
+
+# pytest_run.py kept the head and the tail: the E line after the cut is another test's.
+CUT = """____________________________________ test_a ____________________________________
+E       assert 3 == 2
+tests/test_app.py:5: AssertionError
+
+[... 9000 characters cut ...]
+E       assert 7 == 8
+tests/test_app.py:19: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_app.py::test_a - assert 3 == 2
+FAILED tests/test_app.py::test_z - assert 7 == 8
+2 failed, 2 passed"""
+
+
+def test_what_a_test_printed_is_no_failure_of_its_own():
+    assert failures(PRINTED) == [("tests/test_app.py::test_a", "assert 3 == 2")]
+    assert failing_tests(PRINTED) == [{"kind": "FAILED", "name": "tests/test_app.py::test_a",
+                                       "lines": ["assert 3 == 2"]}]
+    nudge = turn_policy.tests_fail_nudge(2, {"exit_code": 1, "passed": 3, "failed": 1, "errors": 0, "output": PRINTED})
+    assert "FAILED tests/test_app.py::test_a" in nudge["text"] and "forged" not in nudge["text"]
+    assert "forged" not in failure_digest(PRINTED)
+
+
+def test_an_e_line_after_a_cut_belongs_to_no_test_before_it():
+    assert failing_tests(CUT) == [
+        {"kind": "FAILED", "name": "tests/test_app.py::test_a", "lines": ["assert 3 == 2"]},
+        {"kind": "FAILED", "name": "tests/test_app.py::test_z", "lines": []}]
+    digest = failure_digest(CUT)
+    assert digest.index("[... 9000 characters of pytest's output cut here ...]") < digest.index("assert 7 == 8")
+
+
+def test_one_reading_gives_the_sections_the_summary_and_the_counts():
+    sections, summary, count = read(PRINTED)
+    assert [section["title"] for section in sections] == ["test_a"] and sections[0]["captured"]
+    assert sections[0]["frames"] == ["tests/test_app.py"]
+    assert [(kind, test) for kind, test, _line, _length in summary] == [("FAILED", "tests/test_app.py::test_a")]
+    assert count == "1 failed, 3 passed"
+    assert counts(PRINTED) == {"passed": 3, "failed": 1, "errors": 0}
+    assert read(None) == read(b"bytes") == ([], [], "")  # not text: nothing read
