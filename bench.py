@@ -29,7 +29,7 @@ from pathlib import Path
 
 import evaluate
 from agent_loop import agent_events
-from evaluation.scripted_turns import done, text
+from models.scripted_turns import done, text
 from loop.text_calls import find_text_calls
 from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for

@@ -13,7 +13,7 @@ started stops it. Nothing else in the repository ever changes: no test runs ther
 0 nothing to fix, or applied; 1 bad input (one line); 2 bad flags; 3 recorded, nothing applied.
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
-to change tests. Its pieces: runs/fix_task.py, fix_flags.py, offer.py, workspace/user_*.py, project_pytest.py,
+to change tests. Its pieces: fixing/first_steps.py, fix_flags.py, offer.py, workspace/user_*.py, project_pytest.py,
 failing_uses.py, patch.py. Ctrl-C and SIGTERM end a run alike: the temporary copies go, nothing is applied.
 """
 import sys
@@ -24,20 +24,20 @@ from evaluation.workers import stop_on_sigterm
 from local_model import ModelUnavailable
 from record_run import output_problem
 from repo_tools import RepoTools
-from runs.fix_flags import parse_args
-from runs.fix_task import first_run, make_task, say_context
+from fixing.flags import parse_args
+from fixing.first_steps import first_run, make_task, say_context
 from runs.flags import check_servers, make_model, settings_from
-from runs.offer import ask, patch_lines, wants_colour
+from fixing.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
 from search.live import search_live
 from workspace import sandbox
 from workspace.files import write_atomic
-from workspace.patch import apply, make_patch, moved_on, refusal, stat_lines
-from workspace.project_pytest import default_python, project_command
+from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
+from fixing.project_pytest import default_python, project_command
 from workspace.task_catalog import fresh_copy
-from workspace.user_repo import RepoProblem, git_state, list_files, starting_tree
-from workspace.user_task import shown, task_spec
+from fixing.repo import RepoProblem, git_state, list_files, starting_tree
+from fixing.task import shown, task_spec
 
 NOT_APPLIED = 3
 

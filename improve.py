@@ -23,8 +23,8 @@ from pathlib import Path
 
 from evaluate import git_state, model_identity
 from evaluation.folder import FolderProblem
-from evaluation.improvement import LostAttempts, Plan, run_improvement
-from evaluation.improvement_replay import replay_improvement
+from outer_loop.climb import LostAttempts, Plan, run_improvement
+from outer_loop.rederive import replay_improvement
 from local_model import ModelUnavailable
 from runs.flags import add_model_flags, add_task_flags, check_model_flags, make_model, positive
 from runs.printer import OneLineParser, clean, fail, run_cli
@@ -118,7 +118,7 @@ def main(argv=None):
 
 def _scripted_prompt_chat():
     """The scripted model's answer when asked to rewrite the prompt (`--improver model --scripted`)."""
-    from evaluation.scripted_turns import ScriptedTurns, done, text
+    from models.scripted_turns import ScriptedTurns, done, text
     return ScriptedTurns(*[[text(SCRIPTED_PROMPT), done()]] * 20)
 
 

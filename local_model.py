@@ -6,7 +6,7 @@ becomes a `ModelUnavailable` whose message says what to do (start the server, pu
 model, turn thinking off), because the SDK's own errors are raw httpx exceptions when
 streaming. The adapter owns its options (`recorded()` says what a recording keeps) and its
 deadline: `ends_at`, or `with_deadline(seconds)` when the run starts. `DeadlineTransport`
-(runs/adapter_http.py, shared with openai_model.py) ends every request at it, whatever the
+(models/adapter_http.py, shared with openai_model.py) ends every request at it, whatever the
 server sends.
 
 What this file deliberately is not: part of the loop (agent_loop.py never imports it), a
@@ -20,7 +20,7 @@ import ollama
 import pydantic
 
 from loop.tool_checks import quoted
-from runs.adapter_http import PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable, deadline_in, unreadable_end  # noqa: F401 - re-exported: every CLI catches local_model.ModelUnavailable
+from models.adapter_http import PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable, deadline_in, unreadable_end  # noqa: F401 - re-exported: every CLI catches local_model.ModelUnavailable
 
 DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"

@@ -3,11 +3,11 @@
 It sends one streamed Chat Completions request through the official `openai` SDK and
 yields chunks in Ollama's shape, so agent_loop.py reads them as it reads LocalModel's.
 Text and thinking pass through as they arrive; tool calls arrive as fragments keyed by
-`index` and are assembled (runs/openai_stream.py), then handed over whole on the final chunk.
+`index` and are assembled (models/openai_stream.py), then handed over whole on the final chunk.
 Every failure becomes local_model's `ModelUnavailable` with one sentence saying what to do,
 and chunks of any shape are read field by field, never trusted. As LocalModel, it owns its
 options (`recorded()`) and its deadline (`ends_at`, or `with_deadline(seconds)`), which
-runs/adapter_http.py's `DeadlineTransport` enforces whatever the server sends.
+models/adapter_http.py's `DeadlineTransport` enforces whatever the server sends.
 
 What this file deliberately is not: part of the loop, a retry layer (the SDK's retries are
 off: a named stop beats a silent second request), or a fixer of the model's JSON.
@@ -19,8 +19,8 @@ import httpx2  # the SDK's own HTTP library: its transport, and telling a connec
 import openai
 
 from loop.tool_checks import quoted, quoted_list
-from runs.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in
-from runs.openai_stream import Turn, field, to_openai_messages  # noqa: F401 - to_openai_messages is this adapter's too
+from models.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in
+from models.openai_stream import Turn, field, to_openai_messages  # noqa: F401 - to_openai_messages is this adapter's too
 
 # The Ollama option names the harness uses, with the defaults LocalModel uses.
 OPTIONS = {"temperature": 0, "seed": 7, "num_predict": 2048}
@@ -81,7 +81,7 @@ class OpenAIModel:
                     piece = turn.add(chunk.to_dict(warnings=False) if isinstance(chunk, openai.BaseModel) else {})
                     if piece is not None:
                         yield piece
-            except RecursionError:  # a chunk the SDK could not decode (runs/adapter_http.py)
+            except RecursionError:  # a chunk the SDK could not decode (models/adapter_http.py)
                 turn.unreadable()
             if turn.finish is None:
                 return  # no finish reason: cut off, so no done chunk and the loop runs nothing

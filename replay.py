@@ -38,7 +38,7 @@ from runs.served_tools import ServedTools
 from search.replay import replay_search
 from workspace import sandbox
 from workspace.task_catalog import fresh_copy
-from workspace.user_task import recorded_task
+from fixing.task import recorded_task
 from workspace.verdict import verdict as recomputed_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"

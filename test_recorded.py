@@ -194,8 +194,8 @@ def test_replay_refuses_a_task_whose_files_differ_from_the_recordings(monkeypatc
     changed = Path(shutil.copytree(HERE / "sample_repo", tmp_path / "sample"))
     (changed / "path_rules.py").write_text((changed / "path_rules.py").read_text() + "\n# edited\n")
     real = task_catalog.load_task
-    # replay.py finds a recording's task through workspace/user_task.py:recorded_task.
-    monkeypatch.setattr("workspace.user_task.load_task",
+    # replay.py finds a recording's task through fixing/task.py:recorded_task.
+    monkeypatch.setattr("fixing.task.load_task",
                         lambda name, tasks_dir=None: real(name).__class__(**{**vars(real(name)), "repo": changed}))
     with pytest.raises(ValueError, match="files differ"):
         replay(RECORDINGS[0])

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluation.grades import claim, cost, grade
-from evaluation.scripted_attempts import attempt_script
-from evaluation.scripted_model import scripted_attempt
-from evaluation.scripted_turns import ScriptedTurns
+from models.scripted_attempts import attempt_script
+from models.scripted_model import scripted_attempt
+from models.scripted_turns import ScriptedTurns
 from local_model import OPTIONS
 from repo_tools import RepoTools
 from runs.flags import make_model, server_urls

@@ -11,12 +11,12 @@ import sys
 from loop.context import preload, preload_paths
 from runs.printer import clean, result_line
 from workspace import sandbox
-from workspace.failing_uses import used_by
-from workspace.project_pytest import COLLECT, missing_modules, project_tests, pytest_missing
+from fixing.failing_uses import used_by
+from fixing.project_pytest import COLLECT, missing_modules, project_tests, pytest_missing
 from workspace.pytest_output import blamed_files, collected_files, failures
 from workspace.python_imports import Imports
-from workspace.user_repo import RepoProblem
-from workspace.user_task import build_task, choose_files, default_ticket, matching, shown
+from fixing.repo import RepoProblem
+from fixing.task import build_task, choose_files, default_ticket, matching, shown
 from workspace.user_tests import find_test_code, is_test, is_tooling
 
 

@@ -5,7 +5,7 @@ cursor or rewrite the question under it. Colour only on a terminal (and never wi
 set); a pipe or a file gets the plain patch. `ask` reads one answer: only "y" or "yes" is a
 yes; an empty line, end of input or Ctrl-C is a no.
 
-What this file deliberately is not: a guardrail (workspace/patch.py decides what may be
+What this file deliberately is not: a guardrail (fixing/patch.py decides what may be
 offered at all) or a writer of the user's files.
 """
 import os

@@ -14,7 +14,7 @@ fixer of the model's JSON.
 import json
 
 from loop.tool_checks import nests_too_deep
-from runs.adapter_http import UNREADABLE_CALL
+from models.adapter_http import UNREADABLE_CALL
 
 # Any other finish reason (content_filter) is passed on as the server said it.
 DONE_REASONS = {"stop": "stop", "tool_calls": "stop", "function_call": "stop", "length": "length"}

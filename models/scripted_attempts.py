@@ -9,7 +9,7 @@ its call as text. Attempt k plays script (k - 1) % 2. A script is a queue of tur
 What this file deliberately is not: a model, or a benchmark of one. Its pass rates are
 whatever these scripts make them; they test the evaluation, not a model.
 """
-from evaluation.scripted_turns import call, calls, done, text
+from models.scripted_turns import call, calls, done, text
 from workspace.task_catalog import solution_edits
 
 ABOUT = {"repair": "reads the test and the code, runs the tests, applies the repair, checks it",

@@ -11,7 +11,7 @@ a queue of turns played in order: the script never looks at what the loop sends.
 What this file deliberately is not: a model, or evidence about one. Its pass rates show that
 the outer loop works, nothing about any real model.
 """
-from evaluation.scripted_turns import call, done, text
+from models.scripted_turns import call, done, text
 from workspace.task_catalog import solution_edits
 
 STYLE = {"path_rules": "native", "discount_percent": "blocks", "invoice_quantity": "native",

@@ -2,7 +2,7 @@
 
 A scripted chat is a queue: request N gets turn N, whatever the messages say (it never
 branches on them). `evaluate.py --scripted` plays the shipped scripted attempts with it
-(evaluation/scripted_attempts.py); the tests' richer double, testing/scripted.py's
+(models/scripted_attempts.py); the tests' richer double, testing/scripted.py's
 ScriptedChat, builds its chunks with these same builders.
 
 What this file deliberately is not: a model. Anything produced from it is `source: "scripted"`.

@@ -10,7 +10,7 @@ a configuration that only fits the training tasks shows. An iteration counts onl
 chose (its tasks x --attempts), whatever else its folder holds. `OUT/improvement.json` is
 rewritten after every decision and every iteration, and the report after every attempt; an OUT
 that holds this improvement is resumed with its recorded decisions, and a finished one is left
-as it is (evaluation/improvement_record.py).
+as it is (outer_loop/record.py).
 
 What this file deliberately is not: an improver (improver.py and prompt_improver.py propose the
 changes) or a replay (improvement_replay.py re-derives a finished one).
@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_loop import LoopSettings
-from evaluation import improver, prompt_improver
-from evaluation.improve_report import write_improvement_report
-from evaluation.improvement_record import entry, new_record, resumed, save
+from outer_loop import prompt_rewrite, rules
+from outer_loop.report import write_improvement_report
+from outer_loop.record import entry, new_record, resumed, save
 from evaluation.runner import Evaluation, evaluate
 from runs.printer import clean
 
@@ -87,15 +87,15 @@ def next_settings(plan, settings, attempts, prompt_chat):
     words instead of the rules' prompt."""
     tasks = {task.name: task for task in plan.train}
     if plan.improver == "rules":
-        return (*improver.propose(settings, attempts, tasks), None)
-    rules = tuple(rule for rule in improver.RULES if rule is not improver.testing_prompt)
-    settings, changes = improver.propose(settings, attempts, tasks, rules)
-    failed = sorted((a for a in attempts if a.get("grades") and a["verdict"] != "repaired"), key=improver.slot)
-    raw = prompt_improver.ask_for_prompt(prompt_chat, settings, failed)
-    problem = prompt_improver.validate(raw)
+        return (*rules.propose(settings, attempts, tasks), None)
+    policies = tuple(rule for rule in rules.RULES if rule is not rules.testing_prompt)
+    settings, changes = rules.propose(settings, attempts, tasks, policies)
+    failed = sorted((a for a in attempts if a.get("grades") and a["verdict"] != "repaired"), key=rules.slot)
+    raw = prompt_rewrite.ask_for_prompt(prompt_chat, settings, failed)
+    problem = prompt_rewrite.validate(raw)
     answer = {"raw": raw, "accepted": problem is None, "why": problem}
-    if problem is None and prompt_improver.compose(raw) != settings.system:
-        new = prompt_improver.compose(raw)
+    if problem is None and prompt_rewrite.compose(raw) != settings.system:
+        new = prompt_rewrite.compose(raw)
         changes.append({"field": "system", "from": settings.system, "to": new,
                         "rationale": f"the model rewrote the prompt from a digest of {len(failed)} failed attempts",
                         "evidence": [a["attempt_id"] for a in failed]})

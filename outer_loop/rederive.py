@@ -20,10 +20,10 @@ import json
 from pathlib import Path
 
 from agent_loop import LoopSettings
-from evaluation import improvement, prompt_improver
+from outer_loop import climb, prompt_rewrite
 from evaluation.folder import SLOT, misfit
 from evaluation.grades import grade, pass_at_k
-from evaluation.improvement_record import shape_problem
+from outer_loop.record import shape_problem
 from replay import replay
 from runs.printer import clean, fail
 from workspace.task_catalog import load_task
@@ -149,7 +149,7 @@ def decision_differences(record, plan, entry, attempts):
     if following is None and not changes:
         return [] if record["stopped"] == "no_change" else [f"it stops `no_change` here, `{record['stopped']}` recorded"]
     if following is None:
-        return [f"the improver now proposes {improvement.describe(changes)} after the last iteration; "
+        return [f"the improver now proposes {climb.describe(changes)} after the last iteration; "
                 f"`{record['stopped']}` recorded"]
     return _next_differences(following, settings, changes, answer)
 
@@ -166,19 +166,19 @@ def _next_settings(record, plan, entry, attempts, following):
     settings = LoopSettings.from_recorded(entry["settings"])
     answer = (following or {}).get("prompt_answer") or {}
     chat = (lambda messages, schemas: iter([{"message": {"content": answer.get("raw", "")}, "done": True}]))
-    derived, changes, _ = improvement.next_settings(
-        improvement.Plan(Path("."), tasks, (), 1, 1, 1.0, settings, record["improver"], {}), settings, attempts, chat)
+    derived, changes, _ = climb.next_settings(
+        climb.Plan(Path("."), tasks, (), 1, 1, 1.0, settings, record["improver"], {}), settings, attempts, chat)
     return derived, changes, answer
 
 
 def _next_differences(following, derived, changes, answer):
     problems = []
     if derived != LoopSettings.from_recorded(following["settings"]):
-        problems.append(f"the improver now proposes {improvement.describe(changes) or 'no change'}; "
-                        f"recorded: {improvement.describe(following['changes'])}")
+        problems.append(f"the improver now proposes {climb.describe(changes) or 'no change'}; "
+                        f"recorded: {climb.describe(following['changes'])}")
     if [c["evidence"] for c in changes] != [c.get("evidence") for c in following["changes"]]:
         problems.append("the evidence cited for the changes differs from the recorded evidence")
-    if answer and prompt_improver.validate(answer.get("raw")) != answer.get("why"):
+    if answer and prompt_rewrite.validate(answer.get("raw")) != answer.get("why"):
         problems.append("the recorded prompt answer is judged differently now")
     return problems
 

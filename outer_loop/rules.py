@@ -16,7 +16,7 @@ made before it reads them) or a writer of prompts (prompt_improver.py asks the m
 from dataclasses import replace
 
 from agent_loop import SYSTEM
-from evaluation import traces
+from outer_loop import traces
 
 MOST_TURNS = 16
 

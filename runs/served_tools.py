@@ -11,7 +11,7 @@ What this file deliberately is not: a tool. It cannot answer a call the recordin
 from repo_tools import schemas_for
 from runs.recording import plain_copy
 from runs.replay_check import RequestDrift
-from workspace.user_task import recorded_task
+from fixing.task import recorded_task
 
 
 class ServedTools:

@@ -1,7 +1,7 @@
 """Scripted model turns for the tests: the chunk builders and `ScriptedChat`, a queue of turns.
 
 Used by the tests and by make_recordings.py to write chunk scripts by hand. The builders are
-evaluation/scripted_turns.py's (the shipped scripted attempts use them too). A scripted
+models/scripted_turns.py's (the shipped scripted attempts use them too). A scripted
 chat is a queue: request N gets turn N, whatever the messages say (it never branches on
 them), and it keeps a copy of every request so a test can check what reached the model.
 
@@ -9,7 +9,7 @@ What this file deliberately is not: a model. Anything produced from it is `sourc
 """
 import copy
 
-from evaluation.scripted_turns import call, calls, done, text, thinking  # noqa: F401 - the tests' builders
+from models.scripted_turns import call, calls, done, text, thinking  # noqa: F401 - the tests' builders
 
 
 class ScriptedChat:

@@ -14,7 +14,7 @@ import pytest
 
 import fix
 import replay
-from runs.offer import ask
+from fixing.offer import ask
 from testing.scripted import call, done, text
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, TEST_OPS, make_project, tree_state
 

@@ -8,8 +8,8 @@ from tests.user_repos import make_project
 from workspace.project_names import own_packages
 from workspace.python_imports import Imports
 from workspace.user_tests import find_test_code, is_tooling
-from workspace.failing_uses import used_by
-from workspace.user_task import build_task, choose_files
+from fixing.failing_uses import used_by
+from fixing.task import build_task, choose_files
 
 PACKAGED = {
     "pyproject.toml": '[project]\nname = "calc"\n',

@@ -8,7 +8,9 @@ import fix
 from testing.scripted import done, text
 from tests.processes import closed_port
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
-from workspace import sandbox, user_repo, user_task
+from fixing import repo as user_repo
+from fixing import task as user_task
+from workspace import sandbox
 
 
 def run_fix(repo, tmp_path, *flags, host=None):

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import improve
-from evaluation import improvement, prompt_improver
+from outer_loop import climb, prompt_rewrite
 from tests.browser import CHROMIUM, chromium, needs_chromium
 from tests.helpers import IMPROVE_HOLDOUT as HOLDOUT  # `climbed` (conftest.py) climbs with IMPROVE_FLAGS
 
@@ -83,7 +83,7 @@ def test_the_iterations_bound_and_stagnation_stop_the_loop(one_iteration, tmp_pa
     record = json.loads((one_iteration / "improvement.json").read_text())
     assert record["stopped"] == "iterations" and len(record["iterations"]) == 1
     # An improver with nothing left to change ends the loop after the iteration it read.
-    monkeypatch.setattr(improvement.improver, "propose", lambda settings, attempts, tasks, *rules: (settings, []))
+    monkeypatch.setattr(climb.improver, "propose", lambda settings, attempts, tasks, *rules: (settings, []))
     assert improve.main([*ONE_TASK, "--out", str(tmp_path / "stuck")]) == 0
     record = json.loads((tmp_path / "stuck/improvement.json").read_text())
     assert record["stopped"] == "no_change" and len(record["iterations"]) == 1 and record["holdout"] is None
@@ -93,18 +93,18 @@ def test_the_model_improver_records_its_raw_answer_keeps_the_rules_and_is_never_
     """Stopped while iteration 2 is evaluated, the model's answer is already recorded; the resume
     and a run of the finished improvement never ask the model again."""
     flags, real_evaluate = [*ONE_TASK, "--improver", "model", "--iterations", "2", "--out", str(tmp_path / "m")], \
-        improvement.evaluate
+        climb.evaluate
 
     def stopped_in_iteration_2(evaluation, *args, **kwargs):
         if evaluation.out.name == "iteration-2":
             raise KeyboardInterrupt
         return real_evaluate(evaluation, *args, **kwargs)
-    monkeypatch.setattr(improvement, "evaluate", stopped_in_iteration_2)
+    monkeypatch.setattr(climb, "evaluate", stopped_in_iteration_2)
     assert improve.main(flags) == 130
     second = json.loads((tmp_path / "m/improvement.json").read_text())["iterations"][1]
     assert second["prompt_answer"] == {"raw": improve.SCRIPTED_PROMPT, "accepted": True, "why": None}
     assert second["train"] is None  # decided, not yet evaluated
-    monkeypatch.setattr(improvement, "evaluate", real_evaluate)
+    monkeypatch.setattr(climb, "evaluate", real_evaluate)
     asked = []
     monkeypatch.setattr(improve, "_scripted_prompt_chat", lambda: lambda *request: asked.append(request) or iter([]))
     for _ in range(2):  # the resume, then the same command on the finished improvement
@@ -114,7 +114,7 @@ def test_the_model_improver_records_its_raw_answer_keeps_the_rules_and_is_never_
     assert record["iterations"][1]["prompt_answer"] == second["prompt_answer"] and record["stopped"] == "target"
     system = [c for c in record["iterations"][1]["changes"] if c["field"] == "system"][0]
     assert system["to"].startswith(improve.SCRIPTED_PROMPT) and system["to"].endswith(
-        "\n".join(prompt_improver.NON_NEGOTIABLE))
+        "\n".join(prompt_rewrite.NON_NEGOTIABLE))
 
 
 def test_bad_flags_are_one_line(capsys):

@@ -175,7 +175,8 @@ def test_the_flags_build_the_settings(flags, expected):
 
 def test_fix_starts_from_small_model_and_the_other_commands_from_the_loops_defaults():
     from agent_loop import LoopSettings
-    from runs import fix_flags, flags
+    from fixing import flags as fix_flags
+    from runs import flags
     from settings.named import load_settings
     fixing = flags.settings_from(fix_flags.parse_args(["--repo", "."]))
     assert fixing == load_settings("small-model") and fixing.candidates > 1 and fixing.context == "preload"

@@ -71,7 +71,7 @@ SUITE_RUNS = ["python replay.py --served FILE", "python replay.py FILE"]
 LIVE = sorted(HERE.glob("recordings/**/live_qwen15_*.json"))
 # Entry points whose commands the tutorial may show beyond README.md's: a command counts when the
 # entry point's own parser accepts its flags (module, function returning or raising SystemExit).
-PARSED = {"improve.py": ("improve", "parse_args"), "fix.py": ("runs.fix_flags", "parse_args")}
+PARSED = {"improve.py": ("improve", "parse_args"), "fix.py": ("fixing.flags", "parse_args")}
 
 
 def _native_calls(recording):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_loop import LoopSettings
-from evaluation import prompt_improver, traces
+from outer_loop import prompt_rewrite, traces
 from evaluation.grades import summary_of
 from evaluation.report import render_report
 from replay import replay
@@ -99,4 +99,4 @@ def test_summary_report_and_improver_evidence_count_them_apart(tools, workspace)
     page = render_report(summary, attempts)
     assert "<th>turns that wrote code back unchanged</th><td>50%</td>" in page and ">unchanged<" in page
     assert [traces.wrote_code_back_unchanged(a) for a in attempts] == [True, False]
-    assert "wrote its code back unchanged: 1" in prompt_improver.digest(attempts)
+    assert "wrote its code back unchanged: 1" in prompt_rewrite.digest(attempts)

@@ -2,7 +2,7 @@
 test, the state of a whole tree (to prove it did not change), and a virtual environment made of
 a link and two files.
 
-What this file deliberately is not: fix.py's own reading of a repository (workspace/user_repo.py).
+What this file deliberately is not: fix.py's own reading of a repository (fixing/repo.py).
 """
 import os
 import site

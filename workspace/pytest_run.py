@@ -5,7 +5,7 @@ writes survives it), in a clean environment, inside the sandbox when there is on
 builds that command line), with resource limits, a timeout that kills the whole process
 group, and only the head and tail of the output kept; then it reads the counts from
 pytest's summary line (pytest_output.py reads every part of the output). A `PytestCommand` says which interpreter and arguments: the tasks'
-fixed one by default; fix.py builds a user's project's own (workspace/project_pytest.py).
+fixed one by default; fix.py builds a user's project's own (fixing/project_pytest.py).
 
 What this file deliberately is not: a general process runner. Nothing in the command comes
 from the model.

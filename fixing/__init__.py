@@ -1,0 +1,1 @@
+"""fixing (door to be written)."""

@@ -1,0 +1,1 @@
+"""models (door to be written)."""

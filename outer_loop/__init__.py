@@ -1,0 +1,1 @@
+"""outer_loop (door to be written)."""
