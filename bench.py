@@ -18,8 +18,6 @@
 
 What this file deliberately is not: a test. Nothing here asserts a time.
 """
-import contextlib
-import io
 import json
 import subprocess
 import tempfile
@@ -27,12 +25,14 @@ import time
 import timeit
 from pathlib import Path
 
-import evaluate
-from agent_loop import agent_events
+from agent_loop import LoopSettings, agent_events
+from evaluation.runner import Evaluation, evaluate
 from models.scripted_turns import done, text
 from loop.text_calls import find_text_calls
+from models.choice import ModelChoice
 from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
+from runs.models import SCRIPTED
 from runs.printer import OneLineParser, run_cli
 from runs.recording import load, loop_settings
 from search.throughput import slot_ratios
@@ -133,14 +133,16 @@ def prompt_cache():
 
 def evaluation_rate(jobs, folder):
     """Attempts per minute of the scripted evaluation with `jobs` workers, and the share of
-    attempt time that is not the attempts' own pytest runs."""
+    attempt time that is not the attempts' own pytest runs (evaluate.py's machinery, as
+    `evaluate.py --scripted --attempts 2 --jobs N` runs it)."""
     out = Path(folder) / f"jobs-{jobs}"
+    tasks = tuple(load_task(name) for name in EVALUATED_TASKS)
+    scripted = ModelChoice(api="scripted", name="attempts", scripted=True)
     started = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = evaluate.main(["--scripted", "--tasks", ",".join(EVALUATED_TASKS), "--attempts", "2",
-                              "--jobs", str(jobs), "--out", str(out)])
+    result = evaluate(Evaluation(out, tasks, 2, LoopSettings(), scripted, jobs), dict(SCRIPTED), None, None,
+                      say=lambda line: None)
     wall = time.perf_counter() - started
-    assert code == 0, "the scripted evaluation failed; fix that first"
+    assert not result["lost"], "the scripted evaluation failed; fix that first"
     attempts = [json.loads(p.read_text()) for p in (out / "attempts").iterdir()]
     pytest_s = sum(a["timings"]["start_tests_s"] + a["timings"]["verdict_s"]
                    + sum(s for e, s in zip(_results(a), a["timings"]["tool_s"]) if e["name"] == "run_tests")

@@ -13,43 +13,32 @@ the run then exits non-zero, and the same command retries them.
 What this file deliberately is not: the machinery (evaluation/runner.py runs any configuration,
 and improve.py uses it too), part of the loop, or a judge (workspace/verdict.py is).
 """
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from evaluation.folder import FolderProblem
 from evaluation.grades import markdown_table
-from evaluation.runner import Evaluation, evaluate
+from evaluation.runner import Evaluation, evaluate, git_state
 from local_model import ModelUnavailable
-from runs.flags import (
-    add_loop_flags,
-    add_model_flags,
-    add_task_flags,
-    check_model_flags,
-    check_servers,
-    positive,
-    settings_from,
-)
+from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed, positive
+from runs.models import check_servers
 from runs.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 
-HERE = Path(__file__).parent
-
 
 def parse_args(argv):
+    """The flags, as typed values: `model` (a ModelChoice), `settings`, `tasks`. A settings file or
+    a task folder that cannot be used is a ValueError; a bad flag ends the program (exit 2)."""
     parser = OneLineParser(description="Evaluate a model on every task, several attempts each.")
-    add_model_flags(parser)
+    add_model_flags(parser, built_in="scripted attempts (models/scripted_attempts.py)")
     add_loop_flags(parser)
     add_task_flags(parser, choose=False)
     parser.add_argument("--tasks", default="all", help="all, or names separated by commas")
     parser.add_argument("--attempts", type=positive(int), default=1, metavar="K", help="attempts per task")
     parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
     parser.add_argument("--out", help="output folder (default: a new evaluations/TIME); an existing one is resumed")
-    parser.add_argument("--scripted", action="store_true", help="play the shipped scripted attempts, no model")
-    args = parser.parse_args(argv)
-    if not args.scripted:
-        check_model_flags(parser, args)
+    args = parsed(parser, argv, built_in="attempts")
     try:
         known = task_names(args.tasks_dir)
     except ValueError as error:
@@ -58,29 +47,24 @@ def parse_args(argv):
     unknown = [name for name in names if name not in known]
     if unknown or not names:
         parser.error(f"unknown task {', '.join(unknown) or '(none)'}; tasks: {', '.join(known) or '(none)'}")
-    args.task_list = names
+    args.tasks = tuple(load_task(name, args.tasks_dir) for name in names)
     args.out = Path(args.out or f"evaluations/{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
     return args
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    try:
-        settings, tasks = settings_from(args), tuple(load_task(name, args.tasks_dir) for name in args.task_list)
+    try:  # task folders and a settings file are untrusted input: checked once, before the server is asked
+        args = parse_args(argv)
     except ValueError as error:
         return fail(error)
     try:  # the server first: nothing is written into --out before the model check passed
-        info = {"name": "scripted", "digest": None} if args.scripted else check_servers(
-            args, lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
+        model, info = check_servers(args.model)
     except ModelUnavailable as error:
         return fail(error)
-    info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
-    evaluation = Evaluation(args.out, tasks, args.attempts, settings, model_identity(args),
-                            None if args.scripted else args, "plan" if args.scripted else None, args.jobs,
-                            all_candidates=args.all_candidates, parallel=args.parallel)
-    commit, dirty = git_state()  # once: every attempt of this invocation runs this same code
+    evaluation = Evaluation(args.out, args.tasks, args.attempts, args.settings, model, args.jobs,
+                            all_candidates=args.all_candidates)
     try:
-        result = evaluate(evaluation, info, commit, dirty)
+        result = evaluate(evaluation, info, *git_state())  # once: every attempt runs this same code
     except FolderProblem as error:
         return fail(error)
     except KeyboardInterrupt:
@@ -92,30 +76,6 @@ def main(argv=None):
         return fail(f"{len(result['lost'])} attempt(s) were lost to the server or the harness, not graded; "
                     "run the same command again to retry them")
     return 0
-
-
-def model_identity(args):
-    """What makes two evaluations comparable, besides the loop's settings: the model and the
-    options it is run with (not its URL: a server may move to another port)."""
-    search = {"all_candidates": True} if getattr(args, "all_candidates", False) else {}  # a coverage run counts apart
-    if args.scripted:
-        return {"api": "scripted", **search}
-    options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")}
-    return {"api": args.api, "model": args.model, "think": args.think, "options": options, **search}
-
-
-def git_state():
-    """(commit, dirty) of this checkout, or (None, None) outside git."""
-    def git(*command):
-        return subprocess.run(["git", *command], cwd=HERE, capture_output=True, text=True, timeout=10)
-    try:
-        commit = git("rev-parse", "HEAD")
-        status = git("status", "--porcelain", "--untracked-files=no")
-    except (OSError, subprocess.TimeoutExpired):
-        return None, None
-    if commit.returncode != 0:
-        return None, None
-    return commit.stdout.strip(), bool(status.stdout.strip())
 
 
 if __name__ == "__main__":

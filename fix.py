@@ -13,8 +13,8 @@ started stops it. Nothing else in the repository ever changes: no test runs ther
 0 nothing to fix, or applied; 1 bad input (one line); 2 bad flags; 3 recorded, nothing applied.
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
-to change tests. Its pieces: fixing/first_steps.py, fix_flags.py, offer.py, workspace/user_*.py, project_pytest.py,
-failing_uses.py, patch.py. Ctrl-C and SIGTERM end a run alike: the temporary copies go, nothing is applied.
+to change tests. Its pieces are in fixing/ (its door lists them in reading order). Ctrl-C and
+SIGTERM end a run alike: the temporary copies go, nothing is applied.
 """
 import sys
 import tempfile
@@ -22,14 +22,13 @@ from pathlib import Path
 
 from evaluation.workers import stop_on_sigterm
 from local_model import ModelUnavailable
-from record_run import output_problem
 from repo_tools import RepoTools
 from fixing.flags import parse_args
 from fixing.first_steps import first_run, make_task, say_context
-from runs.flags import check_servers, make_model, settings_from
+from runs.models import check_servers, make_model
 from fixing.offer import ask, patch_lines, wants_colour
 from runs.printer import Printer, clean, fail, result_line, run_cli
-from runs.recording import recording_of, run_recorded, save
+from runs.recording import output_problem, recording_of, run_recorded, save
 from search.live import search_live
 from workspace import sandbox
 from workspace.files import write_atomic
@@ -43,7 +42,10 @@ NOT_APPLIED = 3
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    try:  # a settings file is untrusted input: checked once, before any work
+        args = parse_args(argv)
+    except ValueError as error:
+        return fail(error)
     try:
         with stop_on_sigterm():  # a `kill`, `timeout` or cancelled CI job cleans up as Ctrl-C does
             return fix(args)
@@ -67,23 +69,10 @@ def fix(args):
         if start is None:
             return 0
         task = make_task(args, repo, tree, files, command, start, show)
-        tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task,
-                          sandbox_mode="require" if args.require_sandbox else "auto")
-        settings = settings_from(args)
-        if settings.context == "preload":  # said before the model is asked: it shows even when no model answers
+        tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task, sandbox_mode=args.sandbox_mode)
+        if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
             say_context(task, start, tools.read_file, show)
-        model, model_info = ready_model(args)
-        if settings.candidates > 1:  # the default: several candidates, chosen by the tests
-            body, model, tools = search_live(args, task, settings, start, Path(folder), say=show.line,
-                                             sandbox_mode="require" if args.require_sandbox else "auto")
-            if body is None:
-                raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
-        else:
-            body = run_recorded(model, tools, settings, start_tests=start, on_event=show)
-        digest = args.model_digest or model_info["digest"]
-        recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
-                                 model={"name": model_info["name"], "digest": digest},
-                                 server={"api": args.api, "url": model.url}, adapter=model.recorded())
+        recording, tools = run(args, task, tools, start, Path(folder), show)
         recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
                          task_spec=task_spec(task, args.tests))
         save(args.output, recording)  # the run is kept whatever happens at the offer
@@ -107,14 +96,24 @@ def check_input(args):
     return repo, python
 
 
-def ready_model(args):
-    """The model on the first working server, and what it says of itself; RepoProblem when no
-    server answers (a server that does not, among several, is named and left out)."""
+def run(args, task, tools, start, folder, show):
+    """(the recording, the tools of the run it shows): one run, or a search of several candidates.
+    The servers are asked first (one that does not answer, among several, is named and left
+    out); RepoProblem when none answers."""
     try:  # fail before the loop: server up, model there
-        info = check_servers(args, lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
+        choice, info = check_servers(args.model)
     except ModelUnavailable as error:
         raise RepoProblem(str(error)) from None
-    return make_model(args), info
+    if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
+        body, model, tools = search_live(choice, task, args.settings, start, folder, say=show.line,
+                                         sandbox_mode=args.sandbox_mode)
+        if body is None:
+            raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
+    else:
+        model = make_model(choice)
+        body = run_recorded(model, tools, args.settings, start_tests=start, on_event=show)
+    return recording_of(body, source=choice.source, about=choice.about, model=info, server=choice.server(model.url),
+                        adapter=model.recorded()), tools
 
 
 def offer(args, repo, task, tools, recording, show):

@@ -21,12 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-from evaluate import git_state, model_identity
 from evaluation.folder import FolderProblem
+from evaluation.runner import git_state
 from outer_loop.climb import LostAttempts, Plan, run_improvement
 from outer_loop.rederive import replay_improvement
 from local_model import ModelUnavailable
-from runs.flags import add_model_flags, add_task_flags, check_model_flags, make_model, positive
+from runs.flags import add_model_flags, add_task_flags, parsed, positive
+from runs.models import check_servers, make_model
 from runs.printer import OneLineParser, clean, fail, run_cli
 from settings.named import load_settings
 from workspace.task_catalog import load_task, task_names
@@ -36,8 +37,11 @@ Fix the function the failing test names, then run the tests again, and only then
 
 
 def parse_args(argv):
+    """The flags, as typed values: `model` (a ModelChoice), `start` (LoopSettings), `train` and
+    `holdout` (tasks). A settings file or a task folder that cannot be used is a ValueError; a bad
+    flag ends the program (exit 2)."""
     parser = OneLineParser(description="The outer loop: evaluate, improve the configuration from the traces, repeat.")
-    add_model_flags(parser)
+    add_model_flags(parser, built_in="scripted small model (models/scripted_model.py)")
     add_task_flags(parser, choose=False)
     parser.add_argument("--tasks", default="all", help="training and held-out tasks: all, or names separated by commas")
     parser.add_argument("--holdout", default="", help="tasks never shown to the improver, separated by commas")
@@ -50,20 +54,20 @@ def parse_args(argv):
     parser.add_argument("--improver", choices=("rules", "model"), default="rules")
     parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
     parser.add_argument("--out", help="output folder (default: a new improvements/TIME); an existing one is resumed")
-    parser.add_argument("--scripted", action="store_true", help="a scripted small model instead of a model, offline")
     parser.add_argument("--replay", metavar="DIR", help="re-run a finished improvement from its recordings and check it")
     parser.add_argument("--served", action="store_true",
                         help="with --replay: serve each tool's recorded result (no pytest runs): checks the loop's "
                              "behaviour and every decision in seconds")
-    args = parser.parse_args(argv)
+    args = parsed(parser, argv, built_in="small-model")
     if args.served and not args.replay:
         parser.error("--served goes with --replay DIR")
-    if not args.scripted and not args.replay:
-        check_model_flags(parser, args)
     if not 0 < args.target <= 1:
         parser.error(f"--target is a pass rate above 0 and at most 1, not {args.target}")
     args.out = Path(args.out or f"improvements/{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
-    return parser, args
+    if not args.replay:  # a replay reads all it needs from the improvement it re-derives
+        args.train, args.holdout = choose_tasks(parser, args)
+        args.start = start_settings(args.start)
+    return args
 
 
 def choose_tasks(parser, args):
@@ -88,20 +92,16 @@ def start_settings(text):
 
 
 def main(argv=None):
-    parser, args = parse_args(argv)
-    if args.replay:
-        return replay_improvement(Path(args.replay), served=args.served)
-    try:
-        train, holdout = choose_tasks(parser, args)
-        start = start_settings(args.start)
-        model = None if args.scripted else make_model(args)
-        info = {"name": "scripted", "digest": None} if args.scripted else model.check()
+    try:  # task folders and a settings file are untrusted input: checked once, before the server is asked
+        args = parse_args(argv)
+        if args.replay:
+            return replay_improvement(Path(args.replay), served=args.served)
+        model, info = check_servers(args.model)
     except (ValueError, ModelUnavailable) as error:
         return fail(error)
-    info = {"name": info["name"], "digest": args.model_digest or info["digest"]}
-    plan = Plan(args.out, train, holdout, args.attempts, args.iterations, args.target, start, args.improver,
-                model_identity(args), None if args.scripted else args, args.scripted, args.jobs, args.tasks_dir)
-    prompt_chat = _scripted_prompt_chat() if args.scripted else model
+    plan = Plan(args.out, args.train, args.holdout, args.attempts, args.iterations, args.target, args.start,
+                args.improver, model, args.jobs, args.tasks_dir)
+    prompt_chat = _scripted_prompt_chat() if model.api == "scripted" else make_model(model)
     try:
         record = run_improvement(plan, info, *git_state(), prompt_chat=prompt_chat)
     except (FolderProblem, ModelUnavailable) as error:

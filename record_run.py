@@ -14,82 +14,99 @@ output cannot be written at the end, the recording goes to a temporary file and 
 printed).
 
 What this file deliberately is not: a judge (verdict.py is), or a way to make a recording
-look live: `--scripted ABOUT` labels a run against a fake server as `source: "scripted"`.
+look live: `--scripted --about TEXT` labels a run against a fake server `source: "scripted"`.
 """
+import datetime
 import sys
 import tempfile
 from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import check_servers, make_model, parse_args, settings_from
-from runs.printer import Printer, clean, fail, result_line, run_cli
-from runs.recording import recording_of, run_recorded, save
+from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
+from runs.models import check_servers, make_model
+from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli
+from runs.recording import output_problem, recording_of, run_recorded, save
 from search.live import search_live
 from workspace.task_catalog import fresh_copy, load_task
 
 
+def parse_args(argv=None):
+    """The flags, as typed values: `model` (a ModelChoice), `settings`, `task`. A settings file or
+    a task folder that cannot be used is a ValueError; a bad flag ends the program (exit 2)."""
+    parser = OneLineParser(description="Record one live run of the coding loop.")
+    add_model_flags(parser)
+    add_loop_flags(parser)
+    add_task_flags(parser)
+    parser.add_argument("--output", default=None, help="where to write it (default: a new recordings/live-TIME.json)")
+    parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
+    parser.add_argument("--require-sandbox", action="store_true", help="refuse to run tests unsandboxed")
+    args = parsed(parser, argv)
+    args.task = load_task(args.task, args.tasks_dir)
+    args.output = args.output or new_output_name()
+    args.sandbox_mode = "require" if args.require_sandbox else "auto"
+    return args
+
+
+def new_output_name(folder="recordings"):
+    """A file name no earlier run has taken: a live recording is never overwritten."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    name, number = f"{folder}/live-{stamp}.json", 1
+    while Path(name).exists():
+        number += 1
+        name = f"{folder}/live-{stamp}-{number}.json"
+    return name
+
+
 def main(argv=None):
-    args = parse_args(argv, description="Record one live run of the coding loop.")
+    try:  # a task folder and a settings file are untrusted input: checked once, before the server is asked
+        args = parse_args(argv)
+    except ValueError as error:
+        return fail(error)
     problem = output_problem(args.output)
     if problem:
         return fail(problem)
-    try:  # a task folder and a settings file are untrusted input: checked once, before the server is asked
-        task, settings = load_task(args.task, args.tasks_dir), settings_from(args)
-    except ValueError as error:
-        return fail(error)
-    model = make_model(args)
-    try:
-        model_info = check_servers(args, lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
-    except ModelUnavailable as error:  # fail before any work: server up, model there, tools supported
+    try:  # fail before any work: server up, model there, tools supported
+        args.model, info = check_servers(args.model)
+    except ModelUnavailable as error:
         return fail(error)
     with tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
         try:
-            tools = RepoTools(fresh_copy(task, folder), task=task,
-                              sandbox_mode="require" if args.require_sandbox else "auto")
+            tools = RepoTools(fresh_copy(args.task, folder), task=args.task, sandbox_mode=args.sandbox_mode)
         except OSError as error:
             return fail(f"{error} (install bubblewrap, or drop --require-sandbox)")
-        if tools.sandbox_warning:
-            print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
         # Every line goes through one Printer: if the reader goes away (`| head`), the run goes on.
         show = Printer(show_thinking=args.show_thinking)
-        show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of task {clean(task.name)}")
-        start_tests = tools.run_tests()
-        show.line(f"starting tests: {result_line(start_tests)}")
         try:
-            if settings.candidates > 1:  # several candidates, chosen by the tests
-                body, model, _ = search_live(args, task, settings, start_tests, Path(folder), say=show.line,
-                                             sandbox_mode="require" if args.require_sandbox else "auto")
-            else:
-                body = run_recorded(model, tools, settings, start_tests=start_tests, on_event=show)
+            body, model = record(args, tools, Path(folder), show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
     if body is None:
         return fail("every model server failed before one candidate could start; nothing was written")
-    return write(args, model, model_info, body, show)
+    return write(args, model, info, body, show)
 
 
-def output_problem(output):
-    """Why the recording could not be written at `output`, found before minutes of model time."""
-    path = Path(output)
-    if path.is_dir():
-        return f"--output {output} is a folder; give a file name"
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".coding-loop-check-"):
-            pass
-    except OSError as error:
-        return f"cannot write to {folder}: {error.strerror or error}; pass another --output"
-    return None
+def record(args, tools, folder, show):
+    """Run the loop (or a search of several candidates) while printing it; return (the
+    recording's body, the model of the run it shows), or (None, None) when every server failed."""
+    if tools.sandbox_warning:
+        print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
+    model = make_model(args.model)
+    show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of task {clean(args.task.name)}")
+    start_tests = tools.run_tests()
+    show.line(f"starting tests: {result_line(start_tests)}")
+    if args.settings.candidates > 1:  # several candidates, chosen by the tests
+        body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, say=show.line,
+                                     sandbox_mode=args.sandbox_mode, all_candidates=args.all_candidates)
+        return body, model
+    return run_recorded(model, tools, args.settings, start_tests=start_tests, on_event=show), model
 
 
-def write(args, model, model_info, body, show):
+def write(args, model, info, body, show):
     """Label, save and report the recording; exit 0 whatever the verdict."""
-    recording = recording_of(body, source="scripted" if args.scripted else "live", about=args.scripted,
-                             model={"name": model_info["name"], "digest": args.model_digest or model_info["digest"]},
-                             server={"api": args.api, "url": model.url}, adapter=model.recorded())
+    recording = recording_of(body, source=args.model.source, about=args.model.about, model=info,
+                             server=args.model.server(model.url), adapter=model.recorded())
     output = args.output
     try:
         save(output, recording)
@@ -100,7 +117,7 @@ def write(args, model, model_info, body, show):
         save(output, recording)
     tests = body["final_tests"]
     show.line(f"verdict: {body['verdict']} (independent pytest: {result_line(tests)}); "
-              f"tests unchanged: {body['tests_unchanged']}")
+                   f"tests unchanged: {body['tests_unchanged']}")
     show.line(f"wrote {output}")
     return 0
 

@@ -1,7 +1,7 @@
 """One attempt, run in a worker process: a fresh copy of the task, the loop, the verdict, the
 grades, and the attempt file, saved the moment it is done.
 
-`run_attempt(job)` builds its chat (the model the flags name, or a shipped scripted attempt),
+`run_attempt(job)` builds its chat (the model its ModelChoice names, or a built-in scripted one),
 records the run with `runs.recording.run_recorded` exactly as record_run.py does, grades it,
 and saves it to the slot's file. It returns only where the file is: the main process reads
 the attempt back from disk, so nothing a model produced (however deep or large) has to cross
@@ -19,13 +19,16 @@ from evaluation.grades import claim, cost, grade
 from models.scripted_attempts import attempt_script
 from models.scripted_model import scripted_attempt
 from models.scripted_turns import ScriptedTurns
-from local_model import OPTIONS
 from repo_tools import RepoTools
-from runs.flags import make_model, server_urls
+from runs.models import make_model, seed_for
 from runs.recording import recording_of, run_recorded, save
 from search.candidates import run_search
 from search.servers import Servers, lost_to_server
 from workspace.task_catalog import fresh_copy
+
+# The scripted models built in, by name: (about, turns) of run `number` (from 1) of an attempt.
+BUILT_IN = {"attempts": lambda job, number: attempt_script(job.task, number),
+            "small-model": lambda job, number: scripted_attempt(job.task, job.settings)}
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,7 @@ class Job:
     task: object          # workspace.task_catalog.Task
     k: int
     settings: object      # agent_loop.LoopSettings (its `candidates`: trajectories in this attempt)
-    model_args: object    # the parsed model flags (None when scripted)
-    scripted: str         # None (a model), "plan" (evaluate's shipped plan) or "settings"
+    model: object         # models.choice.ModelChoice: a real model, or a built-in scripted one
     info: dict            # the model's name and digest, checked once before any attempt
     commit: str
     path: str             # the slot's attempt file
@@ -47,8 +49,7 @@ class Job:
 def run_attempt(job):
     """Run, grade and save one attempt (one run, or one search); return {"attempt_id", "path"}."""
     task, started, scripts = job.task, time.perf_counter(), {}
-    servers = Servers(["scripted"] if job.scripted else server_urls(job.model_args), job.parallel,
-                      Path(job.scratch) / "servers")
+    servers = Servers(job.model.urls or ["scripted"], job.parallel, Path(job.scratch) / "servers")
     with tempfile.TemporaryDirectory(prefix="attempt-", dir=job.scratch) as folder:
         if job.settings.candidates > 1:
             body, _ = run_search(task, job.settings, lambda i, url: _chat(job, i, url, scripts), servers,
@@ -62,8 +63,9 @@ def run_attempt(job):
         save(job.path, attempt)
         return {"attempt_id": attempt["attempt_id"], "path": job.path}
     shown = _shown_index(body)
-    attempt = {**recording_of(body, source="scripted" if job.scripted else "live", about=scripts.get(shown),
-                              model=job.info, server=_server(job, url), adapter=_adapter(job, shown)),
+    attempt = {**recording_of(body, source=job.model.source, about=scripts.get(shown, job.model.about),
+                              model=job.info, server=job.model.server(url),
+                              adapter=_adapter(job, shown)),
                "attempt_id": f"{task.name}-{job.k}", "commit": job.commit,
                "seconds": round(time.perf_counter() - started, 2), **cost(body)}
     if lost_to_server(body["stop"]):
@@ -90,34 +92,26 @@ def _one_run(job, servers, folder, scripts):
 
 def _chat(job, index, url, scripts):
     """(chat, seed) for candidate `index` of this attempt: a scripted queue of turns, or the
-    model on `url`. Attempt k, candidate i of N gets seed + (k-1)·N + (i-1): with one seed for
-    all, N candidates (and k attempts) of one prompt would be near-repeats, and a search or
-    pass@k would count the same answer again. Each records the seed it was sent."""
-    n = job.settings.candidates
-    if job.scripted:
-        about, turns = (scripted_attempt(job.task, job.settings) if job.scripted == "settings"
-                        else attempt_script(job.task, (job.k - 1) * n + index))
+    model on `url`. Attempt k, candidate i of N is run (k-1)·N + i of the attempt's choice, and
+    gets that run's seed (runs.models.seed_for): each records the seed it was sent."""
+    number = _run_number(job, index)
+    if job.model.api == "scripted":
+        about, turns = BUILT_IN[job.model.name](job, number)
         scripts[index] = about
         return ScriptedTurns(*turns), None
-    seed = _first_seed(job.model_args) + (job.k - 1) * n + (index - 1)
-    return make_model(job.model_args, url, seed), seed
+    return make_model(job.model, url, seed_for(job.model, number)), seed_for(job.model, number)
 
 
-def _first_seed(args):
-    return OPTIONS["seed"] if args.seed is None else args.seed
+def _run_number(job, index):
+    return (job.k - 1) * job.settings.candidates + index
 
 
 def _shown_index(body):
     return body["search"]["shown"] if "search" in body else 1
 
 
-def _server(job, url):
-    return {"api": "scripted", "url": None} if job.scripted else {"api": job.model_args.api, "url": url}
-
-
 def _adapter(job, shown):
     """The adapter's options as sent to the run at the top of the recording (its seed)."""
-    if job.scripted:
+    if job.model.api == "scripted":
         return {}
-    seed = _first_seed(job.model_args) + (job.k - 1) * job.settings.candidates + ((shown or 1) - 1)
-    return make_model(job.model_args, None, seed).recorded()
+    return make_model(job.model, None, seed_for(job.model, _run_number(job, shown or 1))).recorded()

@@ -9,6 +9,7 @@ What this file deliberately is not: a command line (evaluate.py), the worker poo
 (workers.py) or one attempt (attempt.py).
 """
 import json
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,20 +23,19 @@ from runs.recording import load
 from workspace.files import write_atomic
 from workspace.task_catalog import task_names
 
+ROOT = Path(__file__).resolve().parent.parent  # this checkout: its commit labels every attempt
+
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What to evaluate: tasks × attempts with one LoopSettings, against a model or scripted."""
+    """What to evaluate: tasks × attempts with one LoopSettings, against a model (or a scripted one)."""
     out: Path
     tasks: tuple            # workspace.task_catalog.Task objects
     attempts: int           # K: attempts per task
     settings: object        # agent_loop.LoopSettings
-    model: dict             # the model's identity for the folder: api, name, options (as flags)
-    model_args: object = None  # the parsed model flags, for each worker to build its adapter
-    scripted: str = None    # None, "plan" (evaluate.py --scripted) or "settings" (improve.py --scripted)
+    model: object           # models.choice.ModelChoice: each worker builds its adapter from it
     jobs: int = 1
     all_candidates: bool = False  # a search runs every candidate (to measure coverage against N)
-    parallel: int = None    # requests at once on each model server (None: as many as jobs)
     # True (evaluate.py): the summary and the report cover every finished attempt in the folder,
     # so a resume with fewer tasks adds, never shrinks. False (improve.py): only the chosen slots
     # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
@@ -49,7 +49,7 @@ def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
     folder = EvaluationFolder(evaluation.out)
     folder.lock()
     try:
-        folder.claim(evaluation.settings, evaluation.model)
+        folder.claim(evaluation.settings, evaluation.model.identity(evaluation.all_candidates))
         todo = _plan(folder, evaluation, say)
         finished = _counted(folder, evaluation)
         say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
@@ -98,9 +98,9 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
             on_attempt(before + done + lost)
 
     with stop_on_sigterm(), scratch_folder() as scratch:
-        jobs = [Job(task, k, evaluation.settings, evaluation.model_args, evaluation.scripted, info, commit,
-                    str(folder.path(task.name, k)), scratch, evaluation.all_candidates,
-                    evaluation.parallel or evaluation.jobs) for task, k in todo]
+        jobs = [Job(task, k, evaluation.settings, evaluation.model, info, commit, str(folder.path(task.name, k)),
+                    scratch, evaluation.all_candidates, evaluation.model.parallel or evaluation.jobs)
+                for task, k in todo]
         run_in_workers(evaluation.jobs, run_attempt, jobs, finished)
     return lost
 
@@ -145,3 +145,17 @@ def order(attempt):
     name, _, k = str(attempt["attempt_id"]).rpartition("-")
     names = task_names()
     return (names.index(name) if name in names else len(names), name, int(k) if k.isdigit() else 0)
+
+
+def git_state():
+    """(commit, dirty) of this checkout, or (None, None) outside git."""
+    def git(*command):
+        return subprocess.run(["git", *command], cwd=ROOT, capture_output=True, text=True, timeout=10)
+    try:
+        commit = git("rev-parse", "HEAD")
+        status = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.TimeoutExpired):
+        return None, None
+    if commit.returncode != 0:
+        return None, None
+    return commit.stdout.strip(), bool(status.stdout.strip())

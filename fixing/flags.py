@@ -1,18 +1,21 @@
-"""fix.py's command line: the shared model and loop flags (flags.py), plus its own.
+"""fix.py's command line: the shared model and loop flags (runs/flags.py), plus its own.
 
 `--tests` takes pytest's arguments as one string (split like a shell would), because they
 are pytest's, not ours: `--tests "tests/test_parse.py -k dates"`. An argument that starts
 with "-" needs the `=` form: `--tests="-k dates"`.
 
-What this file deliberately is not: where the flags' behaviour lives (fix.py and the
-workspace modules it calls) or a config file reader.
+`parse_args` gives the model (a ModelChoice) and the settings (a LoopSettings) as typed values,
+built once (runs/flags.py: a bad settings file is a ValueError, which fix.py prints in one line).
+
+What this file deliberately is not: where the flags' behaviour lives (fix.py and the rest of
+fixing/) or a config file reader (settings/ is).
 """
 import datetime
 import re
 import shlex
 from pathlib import Path
 
-from runs.flags import add_loop_flags, add_model_flags, check_model_flags, positive
+from runs.flags import add_loop_flags, add_model_flags, parsed, positive
 from runs.printer import OneLineParser
 
 FIXES = Path(__file__).resolve().parent.parent / "fixes"  # never inside the user's repository
@@ -27,14 +30,14 @@ def parse_args(argv=None):
     add_model_flags(parser)
     add_loop_flags(parser, settings="small-model")  # a user who wants a repair gets what measured best
     add_offer_flags(parser)
-    args = parser.parse_args(argv)
-    check_model_flags(parser, args)
+    args = parsed(parser, argv)
     try:
         args.tests = shlex.split(args.tests)
     except ValueError as error:
         parser.error(f"--tests: {error}")
     args.output = args.output or new_output(Path(args.repo).expanduser().resolve().name)
     args.patch = args.patch or str(Path(args.output).with_suffix(".patch"))
+    args.sandbox_mode = "require" if args.require_sandbox else "auto"
     return args
 
 
@@ -74,5 +77,3 @@ def add_offer_flags(parser):
     parser.add_argument("--patch", metavar="FILE", help="where to write the patch (default: beside the recording)")
     parser.add_argument("--output", metavar="FILE", help="where to write the recording (default: fixes/NAME-TIME.json)")
     parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
-    parser.add_argument("--scripted", metavar="ABOUT",
-                        help="label the recording scripted (a fake server), with ABOUT naming the behaviour")

@@ -37,9 +37,7 @@ class Plan:
     target: float
     start: object           # LoopSettings
     improver: str           # "rules" or "model"
-    model: dict             # the model's identity, as evaluate.py keeps it
-    model_args: object = None
-    scripted: bool = False
+    model: object = None    # models.choice.ModelChoice (a real model, or the built-in scripted small model)
     jobs: int = 1
     tasks_dir: str = None   # where the tasks come from (None: the shipped tasks/), kept for --replay
 
@@ -104,8 +102,8 @@ def next_settings(plan, settings, attempts, prompt_chat):
 
 
 def _evaluate(plan, folder, tasks, settings, info, commit, dirty, record, say):
-    evaluation = Evaluation(plan.out / folder, tasks, plan.attempts, settings, plan.model, plan.model_args,
-                            "settings" if plan.scripted else None, plan.jobs, whole_folder=False)
+    evaluation = Evaluation(plan.out / folder, tasks, plan.attempts, settings, plan.model, plan.jobs,
+                            whole_folder=False)
     result = evaluate(evaluation, info, commit, dirty, say,
                       on_attempt=lambda attempts: write_improvement_report(plan.out, record, running=True))
     if result["lost"]:

@@ -167,7 +167,7 @@ def _next_settings(record, plan, entry, attempts, following):
     answer = (following or {}).get("prompt_answer") or {}
     chat = (lambda messages, schemas: iter([{"message": {"content": answer.get("raw", "")}, "done": True}]))
     derived, changes, _ = climb.next_settings(
-        climb.Plan(Path("."), tasks, (), 1, 1, 1.0, settings, record["improver"], {}), settings, attempts, chat)
+        climb.Plan(Path("."), tasks, (), 1, 1, 1.0, settings, record["improver"]), settings, attempts, chat)
     return derived, changes, answer
 
 

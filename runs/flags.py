@@ -1,21 +1,33 @@
-"""The flags that choose a model, the run's policies and the task, shared by record_run.py and evaluate.py.
+"""The flags every command line shares, turned into typed values once, when they are parsed.
 
-`--api ollama` (default) builds a `LocalModel`; `--api openai --base-url URL` an `OpenAIModel`
-for llama.cpp, vLLM, LM Studio or Ollama's /v1. The model options are flags; the adapter says
-what it sent (`recorded()`), and a run's `--deadline` goes to `model.with_deadline(seconds)`
-when the run starts, after the model was checked.
+`add_model_flags`, `add_loop_flags` and `add_task_flags` add them to a parser; `parsed(parser,
+argv)` parses and builds, once: `args.model`, a models.choice.ModelChoice (the adapter, the
+model, its servers and options), and, where the parser has the loop's flags, `args.settings`,
+a LoopSettings (the named configuration of `--settings`, then each flag given). A bad flag or
+combination is one line (exit 2); a settings file that cannot be used is a ValueError, which
+the command line prints in one line (exit 1). The flags those values were built from are gone
+from `args` afterwards, so nothing reads them twice.
 
-What this file deliberately is not: a config system. A run's settings are a named configuration
-(settings/) and the flags that override it; the model's are flags.
+`--scripted` means one thing on every command line: the model is scripted, not a real one, and
+every recording says `source: "scripted"` (`--about TEXT` says what it plays). The script plays
+at the server the flags name (a loopback fake), or, where a command line has one and no server
+is named, in a scripted model built in (evaluate.py's shipped attempts, improve.py's small model).
+
+What this file deliberately is not: a config system (settings/ holds the named configurations)
+or where a model is built and asked (runs/models.py).
 """
 import argparse
-import datetime
-from pathlib import Path
+import os
 
-from local_model import DEFAULT_MODEL, TIMEOUT, LocalModel, ModelUnavailable
-from runs.printer import OneLineParser
+from local_model import DEFAULT_HOST, DEFAULT_MODEL
+from models.choice import ModelChoice
 from settings.named import load_settings, names
 from workspace.task_catalog import SAMPLE_TASK
+
+MODEL_FLAGS = ("api", "host", "base_url", "parallel", "model_digest", "temperature", "seed", "num_ctx",
+               "num_predict", "think", "scripted", "about")
+LOOP_FLAGS = ("max_turns", "deadline", "text_calls", "verify_finish", "context", "text_edits", "check_edits",
+              "candidates")
 
 
 def positive(kind, allow_zero=False):
@@ -31,7 +43,8 @@ def positive(kind, allow_zero=False):
     return parse
 
 
-def add_model_flags(parser):
+def add_model_flags(parser, built_in=None):
+    """The model's flags; `built_in`: the scripted model `--scripted` plays when no server is named."""
     parser.add_argument("--api", choices=("ollama", "openai"), default="ollama",
                         help="ollama (native API, default) or openai (any OpenAI-compatible server)")
     parser.add_argument("--model", help=f"model name (default with --api ollama: {DEFAULT_MODEL})")
@@ -47,12 +60,17 @@ def add_model_flags(parser):
     parser.add_argument("--num-ctx", type=positive(int), help="context tokens (Ollama only; set on the server otherwise)")
     parser.add_argument("--num-predict", type=positive(int), help="most tokens per answer")
     parser.add_argument("--no-think", dest="think", action="store_false", help="turn model thinking off (Ollama)")
+    where = f"; with no --host or --base-url, the built-in {built_in} play it" if built_in else \
+        " at the server --host or --base-url names (a loopback fake)"
+    parser.add_argument("--scripted", action="store_true",
+                        help=f"the model is scripted, not a real one: recordings say source scripted{where}")
+    parser.add_argument("--about", metavar="TEXT", help="with --scripted: what the scripted model plays")
 
 
 def add_loop_flags(parser, settings="plain"):
     """The loop's settings as flags: `--settings NAME|FILE` (default `settings`, a file in
     settings/), and one flag per field that overrides it. A flag left out is None, so only the
-    flags given change the named configuration (settings_from)."""
+    flags given change the named configuration."""
     parser.add_argument("--settings", default=settings, metavar="NAME|FILE",
                         help=f"a named configuration ({', '.join(names())}) or a JSON file of settings "
                              f"(default {settings}); the flags below override one field each")
@@ -82,95 +100,50 @@ def add_task_flags(parser, choose=True):
                         help="read tasks from DIR/<name>/task.json instead of the shipped tasks/")
 
 
-FLAGGED = ("max_turns", "deadline", "text_calls", "verify_finish", "context", "text_edits", "check_edits", "candidates")
+def parsed(parser, argv, built_in=None):
+    """Parse `argv`; build the model (and the settings, where the parser has the loop's flags)."""
+    args = parser.parse_args(argv)
+    args.model = model_choice(parser, args, built_in)
+    if hasattr(args, "max_turns"):
+        args.settings = settings_from(args)
+    return args
+
+
+def model_choice(parser, args, built_in=None):
+    """The ModelChoice the model flags name, checked; a bad combination is one line (exit 2)."""
+    if args.api == "ollama" and args.base_url:
+        parser.error("--base-url is for --api openai; for Ollama pass --host")
+    if args.api == "openai" and args.host:
+        parser.error("--host is for --api ollama; for an OpenAI-compatible server pass --base-url")
+    urls = args.base_url or args.host
+    if args.scripted and not urls and built_in is None:
+        parser.error("--scripted needs the server that plays the script: pass --host or --base-url")
+    given = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict", "parallel",
+                                                  "think", "scripted", "about")}
+    try:
+        if args.scripted and not urls:  # the built-in scripted model: no server, no model flags
+            choice = ModelChoice(api="scripted", name=built_in, scripted=True, about=args.about,
+                                 parallel=args.parallel)
+        else:
+            choice = ModelChoice(api=args.api, name=args.model, urls=tuple(urls or default_host(args.api)),
+                                 digest=args.model_digest, **given)
+    except ValueError as error:
+        parser.error(str(error))
+    for key in MODEL_FLAGS:
+        delattr(args, key)
+    return choice
 
 
 def settings_from(args):
     """The run's LoopSettings: the named configuration, then every flag given; a bad value or
     combination is a ValueError (one line on the terminal)."""
-    given = {field: getattr(args, field) for field in FLAGGED if getattr(args, field, None) is not None}
+    given = {field: getattr(args, field) for field in LOOP_FLAGS if getattr(args, field) is not None}
+    for field in LOOP_FLAGS:
+        delattr(args, field)
     return load_settings(args.settings, **given)
 
 
-def parse_args(argv=None, description="Record one live run of the coding loop."):
-    parser = OneLineParser(description=description)
-    add_model_flags(parser)
-    add_loop_flags(parser)
-    add_task_flags(parser)
-    parser.add_argument("--output", default=None, help="where to write it (default: a new recordings/live-TIME.json)")
-    parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
-    parser.add_argument("--require-sandbox", action="store_true", help="refuse to run tests unsandboxed")
-    parser.add_argument("--scripted", metavar="ABOUT",
-                        help="label the recording scripted (a fake server), with ABOUT naming the behaviour")
-    args = parser.parse_args(argv)
-    check_model_flags(parser, args)
-    args.output = args.output or new_output_name()
-    return args
-
-
-def new_output_name(folder="recordings"):
-    """A file name no earlier run has taken: a live recording is never overwritten."""
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    name, number = f"{folder}/live-{stamp}.json", 1
-    while Path(name).exists():
-        number += 1
-        name = f"{folder}/live-{stamp}-{number}.json"
-    return name
-
-
-def check_model_flags(parser, args):
-    if args.api == "openai" and not (args.base_url and args.model):
-        parser.error("--api openai needs --base-url URL and --model NAME")
-    if args.api == "ollama" and args.base_url:
-        parser.error("--base-url is for --api openai; for Ollama pass --host")
-    if args.api == "openai" and args.host:
-        parser.error("--host is for --api ollama; for an OpenAI-compatible server pass --base-url")
-    if len(set(server_urls(args))) != len(server_urls(args)):
-        parser.error("a server is named twice; pass each --base-url (or --host) once, and --parallel for its slots")
-
-
-def server_urls(args):
-    """Every server the flags name, in order (None: Ollama's default host)."""
-    return list((args.base_url if args.api == "openai" else args.host) or [None])
-
-
-def check_servers(args, warn):
-    """Ask every server the flags name whether it serves the model; return what the first that
-    does says (name, digest). One that does not is named in one line (`warn`) and left out of
-    `args` for the run; ModelUnavailable when none does (the first one's words)."""
-    found, first_error = None, None
-    for url in server_urls(args):
-        try:
-            info = make_model(args, url).check()
-        except ModelUnavailable as error:
-            first_error = first_error or error
-            if len(server_urls(args)) > 1:
-                warn(f"server {url} is left out of this run: {error}")
-            _drop(args, url)
-            continue
-        found = found or info
-    if found is None:
-        raise first_error
-    return found
-
-
-def _drop(args, url):
-    servers = [u for u in server_urls(args) if u != url]
-    if args.api == "openai":
-        args.base_url = servers
-    else:
-        args.host = servers
-
-
-def make_model(args, url=None, seed=None):
-    """The chat callable the flags ask for, without a deadline yet (see `with_deadline`): on
-    `url` (default: the first server named), sent `seed` when one is given (a search's candidate)."""
-    options = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict")
-               if getattr(args, key) is not None}
-    if seed is not None:
-        options["seed"] = seed
-    url = url or server_urls(args)[0]
-    if args.api == "openai":
-        from openai_model import OpenAIModel  # imported only when asked for: it is the slowest import here
-        return OpenAIModel(args.model, url, options=options, timeout=TIMEOUT)
-    return LocalModel(args.model or DEFAULT_MODEL, url, think=args.think, options=options, timeout=TIMEOUT)
+def default_host(api):
+    """The server no flag names: Ollama's (`$OLLAMA_HOST`, else its usual address), resolved here
+    so that every run, search and worker process is sent to one and the same URL."""
+    return [os.environ.get("OLLAMA_HOST") or DEFAULT_HOST] if api == "ollama" else []

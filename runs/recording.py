@@ -11,6 +11,7 @@ What this file deliberately is not: a model adapter (no SDK here) or a test orac
 import datetime
 import json
 import re
+import tempfile
 import time
 from pathlib import Path
 
@@ -151,6 +152,21 @@ def save(path, recording):
     """Write a recording atomically, readable by people and diff tools, whatever it holds."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json_text(recording) + "\n")
+
+
+def output_problem(output):
+    """Why the recording could not be written at `output`, found before minutes of model time."""
+    path = Path(output)
+    if path.is_dir():
+        return f"--output {output} is a folder; give a file name"
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".coding-loop-check-"):
+            pass
+    except OSError as error:
+        return f"cannot write to {folder}: {error.strerror or error}; pass another --output"
+    return None
 
 
 def json_text(value):

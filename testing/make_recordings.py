@@ -160,7 +160,7 @@ def main(argv=None):
         output = HERE / "recordings" / f"{name}.json"
         with FakeOllama(*turns) as server:
             command = [sys.executable, "-B", str(HERE / "record_run.py"), "--host", server.url,
-                       "--scripted", about, "--output", str(output), *flags]
+                       "--scripted", "--about", about, "--output", str(output), *flags]
             finished = subprocess.run(command, capture_output=True, text=True)
         print(f"{name}: exit {finished.returncode}, {finished.stdout.strip().splitlines()[-2:]}")
         if finished.returncode != 0 or server.turns:

@@ -29,7 +29,7 @@ def repair_turns(edit=ADD_FIX):
 def run_fix(fake, repo, tmp_path, *flags):
     output = tmp_path / "out" / "run.json"
     code = fix.main(["--repo", str(repo), "--host", fake.url, "--output", str(output),
-                     "--scripted", "a test repair", "--settings", "levers", *flags])
+                     "--scripted", "--about", "a test repair", "--settings", "levers", *flags])
     return code, output
 
 
@@ -235,7 +235,7 @@ def test_fix_searches_by_default_and_offers_the_candidate_the_tests_chose(fake_o
                      [text(f"add subtracts.\n\nsrc/calc/ops.py\n```python\n{right}```\n"), done()])
     output = tmp_path / "out" / "run.json"
     code = fix.main(["--repo", str(repo), "--host", fake_ollama.url, "--output", str(output),
-                     "--scripted", "a test search", "--max-turns", "1", "--yes"])
+                     "--scripted", "--about", "a test search", "--max-turns", "1", "--yes"])
     assert code == 0
     assert (repo / "src/calc/ops.py").read_text() == right
     rec = json.loads(output.read_text())

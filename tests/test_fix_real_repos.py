@@ -23,7 +23,7 @@ DOCS_TEST = ("from pathlib import Path\n\n\ndef test_the_docs_link_reads_the_rea
 def run_fix(fake, repo, tmp_path, *flags):
     output = tmp_path / "out" / "run.json"
     code = fix.main(["--repo", str(repo), "--host", fake.url, "--output", str(output),
-                     "--scripted", "a test repair", "--settings", "levers", *flags])
+                     "--scripted", "--about", "a test repair", "--settings", "levers", *flags])
     return code, output
 
 

@@ -83,7 +83,7 @@ def test_the_iterations_bound_and_stagnation_stop_the_loop(one_iteration, tmp_pa
     record = json.loads((one_iteration / "improvement.json").read_text())
     assert record["stopped"] == "iterations" and len(record["iterations"]) == 1
     # An improver with nothing left to change ends the loop after the iteration it read.
-    monkeypatch.setattr(climb.improver, "propose", lambda settings, attempts, tasks, *rules: (settings, []))
+    monkeypatch.setattr(climb.rules, "propose", lambda settings, attempts, tasks, *rules: (settings, []))
     assert improve.main([*ONE_TASK, "--out", str(tmp_path / "stuck")]) == 0
     record = json.loads((tmp_path / "stuck/improvement.json").read_text())
     assert record["stopped"] == "no_change" and len(record["iterations"]) == 1 and record["holdout"] is None

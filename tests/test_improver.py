@@ -129,7 +129,7 @@ def test_a_lone_surrogate_in_the_models_answer_is_refused_and_the_record_stays_u
     and improvement.json, which keeps the raw answer, is still UTF-8 that loads back the same."""
     def chat(messages, schemas):
         return iter([{"message": {"content": "Run the tests first.\ud800"}, "done": True}])
-    plan = climb.Plan(tmp_path, (TASKS["path_rules"],), (), 1, 2, 1.0, WEAK, "model", {})
+    plan = climb.Plan(tmp_path, (TASKS["path_rules"],), (), 1, 2, 1.0, WEAK, "model")
     settings, changes, answer = climb.next_settings(plan, WEAK, [attempt(events=[READ])], chat)
     assert answer["accepted"] is False and "not plain text" in answer["why"] and settings.system == WEAK.system
     record = new_record(plan)

@@ -160,7 +160,7 @@ def test_a_preloaded_run_with_text_edits_repairs_and_replays_served(tools, works
     assert body["verdict"] == "repaired" and body["settings"]["context"] == "preload"
     recording = {**body, "format": "coding-loop-recording/1", "source": "scripted", "model": {"name": "s"}}
     from agent_loop import agent_events
-    replayed = list(agent_events(ReplayModel(recording), ServedTools(recording), recording["task"],
+    replayed = list(agent_events(ReplayModel(recording), ServedTools(recording, tools.task), recording["task"],
                                  loop_settings(recording), start_tests=recording["start_tests"]))
     assert replayed[-1] == body["stop"]
 
@@ -168,23 +168,23 @@ def test_a_preloaded_run_with_text_edits_repairs_and_replays_served(tools, works
 @pytest.mark.parametrize("flags, expected", [
     ([], ("tools", "off")), (["--context", "preload", "--text-edits", "run"], ("preload", "run"))])
 def test_the_flags_build_the_settings(flags, expected):
-    from runs.flags import parse_args, settings_from
-    settings = settings_from(parse_args(["--output", "/tmp/x.json", *flags]))
+    from record_run import parse_args
+    settings = parse_args(["--output", "/tmp/x.json", *flags]).settings
     assert (settings.context, settings.text_edits) == expected
 
 
 def test_fix_starts_from_small_model_and_the_other_commands_from_the_loops_defaults():
     from agent_loop import LoopSettings
-    from fixing import flags as fix_flags
-    from runs import flags
+    from fixing.flags import parse_args as fix_flags
+    from record_run import parse_args as record_flags
     from settings.named import load_settings
-    fixing = flags.settings_from(fix_flags.parse_args(["--repo", "."]))
+    fixing = fix_flags(["--repo", "."]).settings
     assert fixing == load_settings("small-model") and fixing.candidates > 1 and fixing.context == "preload"
-    assert flags.settings_from(flags.parse_args(["--output", "/tmp/x.json"])) == LoopSettings()
+    assert record_flags(["--output", "/tmp/x.json"]).settings == LoopSettings()
     # A flag still wins over the named configuration: fix.py --context tools is the plain ticket.
-    assert flags.settings_from(fix_flags.parse_args(["--repo", ".", "--context", "tools"])).context == "tools"
+    assert fix_flags(["--repo", ".", "--context", "tools"]).settings.context == "tools"
     # And --settings names another one: the levers of the first measurement.
-    levers = flags.settings_from(flags.parse_args(["--output", "/tmp/x.json", "--settings", "levers"]))
+    levers = record_flags(["--output", "/tmp/x.json", "--settings", "levers"]).settings
     assert (levers.context, levers.text_edits, levers.text_calls, levers.verify_finish) == ("preload", "run", "run", 2)
 
 

@@ -27,7 +27,7 @@ def repair_script():
 def test_a_run_is_printed_as_it_goes_and_recorded(fake_ollama, tmp_path, capsys):
     fake_ollama.play(*repair_script())
     output = tmp_path / "out" / "run.json"
-    code = record_run.main(["--host", fake_ollama.url, "--output", str(output), "--scripted", "a test repair"])
+    code = record_run.main(["--host", fake_ollama.url, "--output", str(output), "--scripted", "--about", "a test repair"])
     printed = capsys.readouterr().out
     assert code == 0
     assert "starting tests: exit_code 1, 3 passed, 1 failed" in printed

@@ -190,7 +190,7 @@ def test_a_task_outside_the_project_is_recorded_and_replayed_end_to_end(fake_oll
     fake_ollama.play([done(tool_calls=[call("read_file", path="app.py")])], [done(tool_calls=[fix])],
                      [done(tool_calls=[call("run_tests")])], [text("double no longer adds one."), done()])
     output = tmp_path / "run.json"
-    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--scripted", "an outside task",
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(output), "--scripted", "--about", "an outside task",
                             "--tasks-dir", str(tasks), "--task", "doubling"]) == 0
     printed = capsys.readouterr().out
     assert "on a fresh copy of task doubling" in printed

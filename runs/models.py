@@ -1,0 +1,58 @@
+"""A model choice made real: the adapter it names, and the servers asked before a run.
+
+`make_model(choice, url, seed)` builds the chat callable a models.choice.ModelChoice names (a
+LocalModel or an OpenAIModel) on `url` (default: its first server), sent `seed` when one is
+given (a search's candidate, an evaluation's attempt), without a deadline yet: a run's
+deadline goes to `model.with_deadline(seconds)` when the run starts. `check_servers(choice)`
+asks every server the choice names whether it serves the model, before any work.
+
+What this file deliberately is not: an adapter, or the choice itself (models/choice.py), or a
+scripted model (a built-in one has no server: evaluation/attempt.py plays it).
+"""
+import sys
+
+from local_model import DEFAULT_MODEL, OPTIONS, TIMEOUT, LocalModel, ModelUnavailable
+from runs.printer import clean
+
+SCRIPTED = {"name": "scripted", "digest": None}  # what a built-in scripted model says of itself
+
+
+def make_model(choice, url=None, seed=None):
+    """The chat callable `choice` names, on `url` (default: its first server)."""
+    url = url or choice.urls[0]
+    if choice.api == "openai":
+        from openai_model import OpenAIModel  # imported only when asked for: it is the slowest import here
+        return OpenAIModel(choice.name, url, options=choice.options(seed), timeout=TIMEOUT)
+    return LocalModel(choice.name or DEFAULT_MODEL, url, think=choice.think, options=choice.options(seed),
+                      timeout=TIMEOUT)
+
+
+def seed_for(choice, number):
+    """The seed of run `number` (from 1) of several of one choice: --seed (or the adapters'
+    default) for the first, one more for each next. One seed for all would make N candidates of
+    one prompt near-repeats, and a search or pass@k would count the same answer again."""
+    return (OPTIONS["seed"] if choice.seed is None else choice.seed) + number - 1
+
+
+def check_servers(choice, warn=None):
+    """(the choice less the servers that do not serve the model, what the first that does says
+    of it: {"name", "digest"}). One that does not is named in one line (`warn`, default: stderr)
+    and left out; ModelUnavailable when none does (the first one's words)."""
+    if choice.api == "scripted":
+        return choice, dict(SCRIPTED)
+    warn = warn or (lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
+    found, errors = None, {}
+    for url in choice.urls:
+        try:
+            info = make_model(choice, url).check()
+        except ModelUnavailable as error:
+            errors[url] = error
+            if len(choice.urls) > 1:
+                warn(f"server {url} is left out of this run: {error}")
+            continue
+        found = found or info
+    if found is None:
+        raise next(iter(errors.values()))
+    for url in errors:
+        choice = choice.without(url)
+    return choice, {"name": found["name"], "digest": choice.digest or found["digest"]}
