@@ -23,8 +23,9 @@ import tempfile
 from pathlib import Path
 
 from agent_loop import agent_events
+from fixing.task import recorded_task
 from repo_tools import RepoTools
-from runs.printer import OneLineParser, Printer, candidate_line, clean, columns, fail, result_line, run_cli
+from runs.printer import OneLineParser, clean, fail, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
     RequestDrift,
@@ -34,15 +35,14 @@ from runs.replay_check import (
     outcome_differences,
     verdict_differences,
 )
+from runs.replay_table import closing_table, print_replay
 from runs.served_tools import ServedTools
 from search.replay import replay_search
 from workspace import sandbox
 from workspace.task_catalog import fresh_copy
-from fixing.task import recorded_task
 from workspace.verdict import verdict as recomputed_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"
-TABLE = ("recording", "source", "stop", "verdict", "same?")  # the closing table's columns
 
 
 class ReplayedModelError(Exception):
@@ -90,15 +90,23 @@ class ReplayModel:
             raise recorded_error(turn["error"])
 
 
-def replay(path, *, check_requests=True, served=False, tasks_dir=None):
-    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}.
-    `tasks_dir`: the folder its task comes from (default: the shipped tasks/)."""
+def open_recording(path, tasks_dir=None):
+    """(recording, its task, its LoopSettings): a recording loaded and checked (recordings are
+    untrusted), the task it was made on (a task by name from the shipped tasks/ or `tasks_dir`,
+    or the one fix.py built: `task_spec`), whose files must be the very ones it was recorded on.
+    Anything else is a ValueError naming the file."""
     recording = load(path)
-    task = recorded_task(recording, tasks_dir)  # a task by name, or the one fix.py built (`task_spec`)
+    task = recorded_task(recording, tasks_dir)
     if recording["sample"] != sample_hashes(task.repo):
         raise ValueError(f"{path}: the task's files differ from the ones it was recorded on; "
                          "re-record it (see record_run.py)")
-    settings = loop_settings(recording)
+    return recording, task, loop_settings(recording)
+
+
+def replay(path, *, check_requests=True, served=False, tasks_dir=None):
+    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}.
+    `tasks_dir`: the folder its task comes from (default: the shipped tasks/)."""
+    recording, task, settings = open_recording(path, tasks_dir)
     if "candidates" in recording:  # a search: every candidate is played again, and the choice re-made
         with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
             body = replay_search(recording, task, settings, lambda part: ReplayModel(part, check_requests),
@@ -148,15 +156,13 @@ def main(argv=None):
                      "`pip install -r requirements-lock.txt` in this environment first")
     if not args.served and sandbox.detect()[1]:
         print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)  # once, not per recording
-    rows = []
     try:
-        for path in paths:
-            rows.append([_table_name(path, paths)] + _replay_one(path, args.served, args.tasks_dir))
+        rows = [_replay_one(path, args.served, args.tasks_dir) for path in paths]
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
     # After hundreds of transcript lines, the end says which recordings differ and how.
-    print("\n".join(columns(TABLE, rows, widest=72)))  # file names tell recordings apart: keep them whole
+    print("\n".join(closing_table(paths, rows)))
     same = sum(row[-1] == "yes" for row in rows)
     print(f"{same} of {len(paths)} recordings replayed as recorded")
     return 0 if same == len(paths) else 1
@@ -169,42 +175,7 @@ def _replay_one(path, served, tasks_dir):
     except (OSError, ValueError) as error:
         print(f"error: {clean(str(error))}", file=sys.stderr)
         return ["?", "?", "?", "ERROR"]
-    recording = result["recording"]
-    label = recording.get("about") or recording["model"]["name"]
-    print(f"=== {path} ({recording['source']}: {clean(str(label))})")
-    show = Printer()
-    for event in result["events"]:
-        show(event)
-    for candidate in recording.get("candidates", []):  # a search: the shown run above, each candidate here
-        print(candidate_line(candidate))
-    if served:  # no pytest ran: the verdict shown is the recording's, and is said to be
-        print(f"verdict: {clean(recording['verdict'])} (as recorded; no pytest ran in a served replay)")
-    else:
-        print(f"verdict: {clean(result['verdict'])} (independent pytest: {result_line(result['final_tests'])})")
-    if result["differences"]:
-        print("DIFFERS from the recording:\n" + "\n".join(f"  - {clean(d)}" for d in result["differences"]) + "\n")
-    else:
-        print("matches the recording\n")
-    stops = recording["events"][-1]["reason"], result["events"][-1]["reason"]
-    return [recording["source"], _then(*stops), _then(recording["verdict"], result["verdict"]),
-            "NO" if result["differences"] else "yes"]
-
-
-def _table_name(path, paths):
-    """A recording's name in the table: the fewest trailing parts of its path that no other
-    recording shares (an evaluation names its attempts task-k.json in every folder, so
-    `lift/defaults/attempts/path_rules-1.json` where the bare name would be ambiguous)."""
-    parts = Path(path).parts
-    for size in range(1, len(parts) + 1):
-        suffix = parts[-size:]
-        if sum(Path(other).parts[-size:] == suffix for other in paths) == 1:
-            return str(Path(*suffix))
-    return str(path)
-
-
-def _then(recorded, replayed):
-    """One cell: the recorded value, and the replayed one after an arrow when they differ."""
-    return recorded if recorded == replayed else f"{recorded} -> {replayed}"
+    return print_replay(path, result, served)
 
 
 if __name__ == "__main__":

@@ -11,18 +11,17 @@ What this file deliberately is not: a tool. It cannot answer a call the recordin
 from repo_tools import schemas_for
 from runs.recording import plain_copy
 from runs.replay_check import RequestDrift
-from fixing.task import recorded_task
 
 
 class ServedTools:
     """Tools that answer each call with its recorded result, in order; nothing runs. The schemas
-    are today's for the recording's task (a shipped one unless `task` is given), so a changed
-    schema shows up as drift. The files are kept in memory, pristine at the start and edited as
+    are today's for the recording's task (`task`: replay.py's open_recording finds it), so a
+    changed schema shows up as drift. The files are kept in memory, pristine at the start and edited as
     each served replace_text says, so the loop can read them (context="preload", edits written
     as text) without any file system."""
 
-    def __init__(self, recording, task=None):
-        self.task = task or recorded_task(recording, tree=False)
+    def __init__(self, recording, task):
+        self.task = task
         self.schemas = schemas_for(self.task)
         self.files = {path: (self.task.repo / path).read_bytes().decode("utf-8", errors="replace")
                       for path in self.task.readable if (self.task.repo / path).is_file()}

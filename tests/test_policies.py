@@ -8,8 +8,7 @@ import pytest
 
 from agent_loop import agent_events
 from loop.turn_policy import MAX_CALLS_PER_TURN
-from replay import ReplayModel
-from runs.recording import load, loop_settings
+from replay import ReplayModel, open_recording
 from runs.served_tools import ServedTools
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX_NEW, FIX_OLD, READ, of_type, results, run
@@ -195,12 +194,11 @@ def _cut(text, rng):
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
 def test_a_turn_resplit_at_random_points_gives_the_identical_next_request(path):
-    recording, rng = load(path), random.Random(path.stem)
-    settings = loop_settings(recording)
+    (recording, task, settings), rng = open_recording(path), random.Random(path.stem)
     for _ in range(25):
         changed = {**recording, "turns": [{**turn, "chunks": resplit(turn["chunks"], rng)} for turn in recording["turns"]]}
         model = ReplayModel(changed)  # checks every request against the recorded one
-        events = list(agent_events(model, ServedTools(changed), recording["task"], settings,
+        events = list(agent_events(model, ServedTools(changed, task), recording["task"], settings,
                                    start_tests=recording.get("start_tests")))
         assert events[-1] == recording["stop"], events[-1]
         assert model.unplayed == 0
