@@ -21,22 +21,18 @@ import tempfile
 from pathlib import Path
 
 from evaluation.workers import stop_on_sigterm
-from local_model import ModelUnavailable
-from repo_tools import RepoTools
+from fixing.first_steps import prepare
 from fixing.flags import parse_args
-from fixing.first_steps import first_run, make_task, say_context
-from runs.models import check_servers, make_model
 from fixing.offer import ask, patch_lines, wants_colour
-from runs.printer import Printer, clean, fail, result_line, run_cli
-from runs.recording import output_problem, recording_of, run_recorded, save
-from search.live import search_live
-from workspace import sandbox
-from workspace.files import write_atomic
 from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
-from fixing.project_pytest import default_python, project_command
-from workspace.task_catalog import fresh_copy
-from fixing.repo import RepoProblem, git_state, list_files, starting_tree
-from fixing.task import shown, task_spec
+from fixing.repo import RepoProblem, git_state
+from fixing.task import task_spec
+from local_model import ModelUnavailable
+from runs.models import check_servers, make_model
+from runs.printer import Printer, clean, fail, result_line, run_cli
+from runs.recording import recording_of, run_recorded, save
+from search.live import search_live
+from workspace.files import write_atomic
 
 NOT_APPLIED = 3
 
@@ -57,46 +53,17 @@ def main(argv=None):
 
 
 def fix(args):
-    repo, python = check_input(args)
     show = Printer(show_thinking=args.show_thinking)
     with tempfile.TemporaryDirectory(prefix="coding-loop-fix-") as folder:
-        command = project_command(repo, python, args.tests, args.test_timeout)
-        tree = Path(folder) / "start"  # the pristine starting tree: every run and the verdict start here
-        files, left_out = starting_tree(repo, list_files(repo, skip=command.places), tree)
-        if left_out:
-            show.line(f"note: left out of the copy: {clean(shown(left_out))}")
-        start = first_run(tree, command, repo, files, show)
-        if start is None:
-            return 0
-        task = make_task(args, repo, tree, files, command, start, show)
-        tools = RepoTools(fresh_copy(task, Path(folder) / "work"), task=task, sandbox_mode=args.sandbox_mode)
-        if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-            say_context(task, start, tools.read_file, show)
-        recording, tools = run(args, task, tools, start, Path(folder), show)
-        recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
-                         task_spec=task_spec(task, args.tests))
+        prepared = prepare(args, Path(folder), show)  # the repository, its failing tests, the task
+        if prepared is None:
+            return 0  # nothing fails
+        recording, tools = run(args, prepared, Path(folder), show)
         save(args.output, recording)  # the run is kept whatever happens at the offer
-        return offer(args, repo, task, tools, recording, show)
+        return offer(args, prepared, tools, recording, show)
 
 
-def check_input(args):
-    """The repository's real path and the interpreter, or RepoProblem before any work."""
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        raise RepoProblem(f"--repo {args.repo} is not a folder")
-    repo = repo.resolve()
-    python = args.python or default_python(repo)
-    if not (Path(python).is_file() and Path(python).stat().st_mode & 0o111):
-        raise RepoProblem(f"--python {python} is not an executable file")
-    problem = output_problem(args.output) or output_problem(args.patch)
-    if problem:
-        raise RepoProblem(problem)
-    if args.require_sandbox and sandbox.detect()[0] == "none":
-        raise RepoProblem(f"a sandbox is required but unavailable: {sandbox.detect()[1]}")
-    return repo, python
-
-
-def run(args, task, tools, start, folder, show):
+def run(args, prepared, folder, show):
     """(the recording, the tools of the run it shows): one run, or a search of several candidates.
     The servers are asked first (one that does not answer, among several, is named and left
     out); RepoProblem when none answers."""
@@ -104,6 +71,7 @@ def run(args, task, tools, start, folder, show):
         choice, info = check_servers(args.model)
     except ModelUnavailable as error:
         raise RepoProblem(str(error)) from None
+    repo, task, start, tools = prepared
     if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
         body, model, tools = search_live(choice, task, args.settings, start, folder, say=show.line,
                                          sandbox_mode=args.sandbox_mode)
@@ -112,12 +80,16 @@ def run(args, task, tools, start, folder, show):
     else:
         model = make_model(choice)
         body = run_recorded(model, tools, args.settings, start_tests=start, on_event=show)
-    return recording_of(body, source=choice.source, about=choice.about, model=info, server=choice.server(model.url),
-                        adapter=model.recorded()), tools
+    recording = recording_of(body, source=choice.source, about=choice.about, model=info,
+                             server=choice.server(model.url), adapter=model.recorded())
+    recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
+                     task_spec=task_spec(task, args.tests))
+    return recording, tools
 
 
-def offer(args, repo, task, tools, recording, show):
+def offer(args, prepared, tools, recording, show):
     """Show the verdict, the patch and its size; apply it only when every gate opens."""
+    repo, task = prepared.repo, prepared.task
     patch = make_patch(task, tools.root)
     refused = refusal(patch, recording, task, args.max_changed_lines)
     write_atomic(args.patch, patch.text)  # always written, applied or not

@@ -1,23 +1,73 @@
-"""fix.py's first steps in a user's repository: the starting test run (does anything fail, and can
-pytest run at all, or is a dependency missing?) and the task built from it (the ticket, the
-project's test code, what the model may read and edit, the likely culprit first), and what the
-model will be shown of it.
+"""fix.py's first steps in a user's repository, in one call: `prepare(args, folder, show)` checks
+the input, copies the starting tree, runs the tests the project's own way (does anything fail,
+and can pytest run at all, or is a dependency missing?), builds the task from it (the ticket, the
+project's test code, what the model may read and edit, the likely culprit first) and the run's
+own copy, and says what the model will be shown of it. Bad input is a RepoProblem, one line.
 
 What this file deliberately is not: the run, the verdict or the offer (fix.py), or the reading of
 pytest's output (workspace/pytest_output.py).
 """
 import sys
+from pathlib import Path
+from typing import NamedTuple
 
-from loop.context import preload, preload_paths
-from runs.printer import clean, result_line
-from workspace import sandbox
 from fixing.failing_uses import used_by
-from fixing.project_pytest import COLLECT, missing_modules, project_tests, pytest_missing
+from fixing.project_pytest import COLLECT, default_python, missing_modules, project_command, project_tests, pytest_missing
+from fixing.repo import RepoProblem, list_files, starting_tree
+from fixing.task import build_task, choose_files, default_ticket, matching, shown
+from loop.context import preload, preload_paths
+from repo_tools import RepoTools
+from runs.printer import clean, result_line
+from runs.recording import output_problem
+from workspace import sandbox
 from workspace.pytest_output import blamed_files, collected_files, failures
 from workspace.python_imports import Imports
-from fixing.repo import RepoProblem
-from fixing.task import build_task, choose_files, default_ticket, matching, shown
+from workspace.task_catalog import fresh_copy
 from workspace.user_tests import find_test_code, is_test, is_tooling
+
+
+class Prepared(NamedTuple):
+    """What the first steps found: the repository (its real path), the task built from it, the
+    starting test run, and the tools of the run's own copy."""
+    repo: Path
+    task: object
+    start: dict
+    tools: object
+
+
+def prepare(args, folder, show):
+    """The first steps, up to the model (see the module docstring); None when nothing fails."""
+    repo, python = check_input(args)
+    command = project_command(repo, python, args.tests, args.test_timeout)
+    tree = folder / "start"  # the pristine starting tree: every run and the verdict start here
+    files, left_out = starting_tree(repo, list_files(repo, skip=command.places), tree)
+    if left_out:
+        show.line(f"note: left out of the copy: {clean(shown(left_out))}")
+    start = first_run(tree, command, repo, files, show)
+    if start is None:
+        return None
+    task = make_task(args, repo, tree, files, command, start, show)
+    tools = RepoTools(fresh_copy(task, folder / "work"), task=task, sandbox_mode=args.sandbox_mode)
+    if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
+        say_context(task, start, tools.read_file, show)
+    return Prepared(repo, task, start, tools)
+
+
+def check_input(args):
+    """The repository's real path and the interpreter, or RepoProblem before any work."""
+    repo = Path(args.repo).expanduser()
+    if not repo.is_dir():
+        raise RepoProblem(f"--repo {args.repo} is not a folder")
+    repo = repo.resolve()
+    python = args.python or default_python(repo)
+    if not (Path(python).is_file() and Path(python).stat().st_mode & 0o111):
+        raise RepoProblem(f"--python {python} is not an executable file")
+    problem = output_problem(args.output) or output_problem(args.patch)
+    if problem:
+        raise RepoProblem(problem)
+    if args.require_sandbox and sandbox.detect()[0] == "none":
+        raise RepoProblem(f"a sandbox is required but unavailable: {sandbox.detect()[1]}")
+    return repo, python
 
 
 def first_run(tree, command, repo, files, show):
