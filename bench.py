@@ -32,7 +32,7 @@ from loop.text_calls import find_text_calls
 from models.choice import ModelChoice
 from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
-from runs.models import SCRIPTED
+from runs.adapters import SCRIPTED
 from runs.printer import OneLineParser, run_cli
 from runs.recording import load, loop_settings
 from search.throughput import slot_ratios

@@ -22,7 +22,7 @@ from evaluation.grades import markdown_table
 from evaluation.runner import Evaluation, evaluate, git_state
 from local_model import ModelUnavailable
 from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed, positive
-from runs.models import check_servers
+from runs.adapters import check_servers
 from runs.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 

@@ -28,7 +28,7 @@ from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
 from fixing.repo import RepoProblem, git_state
 from fixing.task import task_spec
 from local_model import ModelUnavailable
-from runs.models import check_servers, make_model
+from runs.adapters import check_servers, make_model
 from runs.printer import Printer, clean, fail, result_line, run_cli
 from runs.recording import recording_of, run_recorded, save
 from search.live import search_live

@@ -20,7 +20,7 @@ from models.scripted_attempts import attempt_script
 from models.scripted_model import scripted_attempt
 from models.scripted_turns import ScriptedTurns
 from repo_tools import RepoTools
-from runs.models import make_model, seed_for
+from runs.adapters import make_model, seed_for
 from runs.recording import recording_of, run_recorded, save
 from search.candidates import run_search
 from search.servers import Servers, lost_to_server
@@ -93,7 +93,7 @@ def _one_run(job, servers, folder, scripts):
 def _chat(job, index, url, scripts):
     """(chat, seed) for candidate `index` of this attempt: a scripted queue of turns, or the
     model on `url`. Attempt k, candidate i of N is run (k-1)·N + i of the attempt's choice, and
-    gets that run's seed (runs.models.seed_for): each records the seed it was sent."""
+    gets that run's seed (runs.adapters.seed_for): each records the seed it was sent."""
     number = _run_number(job, index)
     if job.model.api == "scripted":
         about, turns = BUILT_IN[job.model.name](job, number)

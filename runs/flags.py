@@ -14,7 +14,7 @@ at the server the flags name (a loopback fake), or, where a command line has one
 is named, in a scripted model built in (evaluate.py's shipped attempts, improve.py's small model).
 
 What this file deliberately is not: a config system (settings/ holds the named configurations)
-or where a model is built and asked (runs/models.py).
+or where a model is built and asked (runs/adapters.py).
 """
 import argparse
 import os

@@ -10,7 +10,7 @@ candidate could start.
 What this file deliberately is not: evaluate.py's search (evaluation/attempt.py gives each
 attempt its own seeds and shares the servers between worker processes), or the search itself.
 """
-from runs.models import make_model, seed_for
+from runs.adapters import make_model, seed_for
 from runs.printer import candidate_line
 from search.candidates import run_search
 from search.servers import Servers
