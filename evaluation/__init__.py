@@ -1,17 +1,18 @@
-"""Many runs measured: grades, summaries, the HTML report and the shipped scripted attempts.
-In reading order:
+"""evaluate.py's machinery: tasks × attempts run, graded, summed up and reported. In reading order:
 
+- runner.py: an evaluation start to end (claim the folder, plan the slots, run them, keep the
+  summary and the report true), and the checkout's state every attempt is labelled with.
+- folder.py: an evaluation's output folder: claimed, locked, resumed slot by slot.
+- attempt.py: one attempt in a worker process: its chat (the model, or a built-in scripted
+  one), the run or the search, the grades, the attempt file.
+- workers.py: worker processes, and stopping every one of them at once.
 - grades.py: process grades, the model's final claim, pass@k, the summary.
-- report.py: one self-contained HTML page for an evaluation: its facts and a grid of tasks × attempts.
-- report_attempt.py: one attempt's section of a report (verdict, claim, grades, failing tests, diff),
-  with report_transcript.py (its turns and tool calls) and report_files.py (each changed file
-  before and after), shared with improve.py's report.
+- report.py: one self-contained HTML page for an evaluation: its facts and a grid of tasks ×
+  attempts; report_attempt.py: one attempt's section (verdict, claim, grades, failing tests,
+  diff), with report_transcript.py (its turns and tool calls), report_files.py (each changed
+  file before and after) and report_search.py (a search's candidates and coverage curve).
 - html_parts.py: escaping, cutting, code blocks, diffs and the page itself, for every report.
-- scripted_attempts.py: scripted attempts for every task, so the whole path runs offline.
-- runner.py (an evaluation start to end) with folder.py, attempt.py and workers.py.
-- the outer loop: improvement.py, improvement_record.py (improvement.json, its plan and its
-  resume), improver.py, traces.py, prompt_improver.py, improve_report.py, improvement_replay.py;
-  and scripted_turns.py and scripted_model.py, the scripted model it climbs with offline.
 
-What this folder deliberately is not: a verdict (workspace/verdict.py is) or part of the loop.
+What this folder deliberately is not: a verdict (workspace/verdict.py is), part of the loop, or
+the outer loop that runs evaluations one after another (outer_loop/).
 """

@@ -1,1 +1,19 @@
-"""fixing (door to be written)."""
+"""fix.py's wing: a failing test in a user's own repository, repaired only with approval. In
+reading order:
+
+- flags.py: fix.py's command line: the shared flags (runs/flags.py) and its own.
+- first_steps.py: the steps before the model, in one call (`prepare`): the input checked, the
+  starting tree copied, the tests run the project's way, the task built from them.
+- repo.py: the user's repository, read and never written: its files, its git state, the
+  pristine starting tree every run starts from.
+- project_pytest.py: the project's tests run its own way (its interpreter, its pytest
+  configuration), sandboxed, on a copy.
+- task.py: the task built from it (ticket, readable and editable files within a budget), and
+  how a recording keeps it (`task_spec`) and rebuilds it for a replay (`recorded_task`).
+- failing_uses.py: the code a failing test calls, shown to the model first.
+- patch.py: the patch, its guardrails, and applying it once approved.
+- offer.py: the patch offered on a terminal (colours, the question).
+
+What this folder deliberately is not: the run (agent_loop.py, runs/recording.py), the verdict
+(workspace/verdict.py), or a git client: nothing here commits, branches or stashes.
+"""

@@ -1,8 +1,27 @@
 """The offline suite beyond the card's two test files (test_loop.py, test_recorded.py at the
-root). What several test files share: helpers.py (the sample's repair, the loop runner, event
-filters), processes.py (process-table and network probes), user_repos.py (small repositories
-for fix.py), browser.py (chromium). wire_captures/ holds real server streams served byte for
-byte. No test file imports another test file.
+root), in the order of the rooms it tests:
+
+- what several test files share: helpers.py (the sample's repair, the loop runner, event
+  filters), processes.py (process-table and network probes), user_repos.py (small user
+  repositories for fix.py), browser.py (chromium); wire_captures/ holds real server streams.
+- the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
+  test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
+  test_context.py, test_levers.py.
+- the tools and a task's repository (repo_tools.py, workspace/): test_tools.py,
+  test_sandbox.py, test_pytest_output.py, test_verdict.py, test_task_catalog.py, test_tasks.py.
+- the models (local_model.py, openai_model.py, models/): test_local_model.py,
+  test_openai_model.py, test_model_choice.py.
+- recordings and command lines (runs/, record_run.py, replay.py): test_record_run.py,
+  test_replay.py, test_printer.py.
+- search/: test_search.py.
+- evaluation/: test_evaluate.py, test_evaluate_trust.py, test_report.py, test_report_attempt.py.
+- outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
+- fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
+  test_fix_real_repos.py.
+- the house itself: test_layers.py (layers, doors, entry points), test_entry_points.py,
+  test_tutorial.py (TUTORIAL.md and README.md stay true).
+
+No test file imports another test file.
 
 What this folder deliberately is not: a place for product code, or tests that need a model.
 """

@@ -1,15 +1,37 @@
-"""The rooms form layers: the root's entry points import the folders, never the other way round;
-loop/ needs nothing of runs/, evaluation/ or testing/; product code never imports testing/; and
-no two modules import each other, however indirectly."""
+"""The rooms form layers, and every room's door names what is in it.
+
+A module imports only modules of its own layer or of a lower one (LAYERS): nothing runs back
+up. No entry point imports another entry point, no folder imports an entry point, product code
+never imports testing/, and no two modules import each other, however indirectly. Each folder's
+door (its `__init__.py`, a docstring only) names every .py and .json file in the folder, and
+every file it names exists."""
 import ast
 import functools
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ("loop", "workspace", "runs", "evaluation", "testing", "tests")
+FOLDERS = tuple(sorted(p.parent.name for p in ROOT.glob("*/__init__.py")))
 ENTRY_POINTS = {"record_run", "evaluate", "improve", "fix", "bench"}
 # The card's parts at the root; replay.py is both a CLI and the home of ReplayModel and replay().
 CARD_MODULES = {"agent_loop", "local_model", "openai_model", "repo_tools", "replay"}
+TESTS = {"tests", "testing", "conftest", "test_loop", "test_recorded"}
+# Lowest first: the rooms each layer holds (a folder, or a module at the root).
+LAYERS = (
+    {"workspace"},                                # a task's repository: copies, pytest, the verdict
+    {"loop"},                                     # the loop's parts
+    {"agent_loop", "repo_tools", "settings"},     # the loop, its tools, its named configurations
+    {"models"},                                   # what the adapters share; the model choice; scripted models
+    {"local_model", "openai_model"},              # the adapters
+    {"runs"},                                     # the recording format, the shared flags
+    {"search"},                                   # several candidates per attempt
+    {"evaluation", "fixing"},                     # evaluate.py's machinery; fix.py's wing
+    {"replay"},                                   # replay(): any recording, a fix.py one too
+    {"outer_loop"},                               # improve.py's wing, which replays too
+    ENTRY_POINTS,
+    TESTS,
+)
+DOOR_NAME = re.compile(r"[\w./-]+\.(?:py|json)\b")
 
 
 @functools.cache  # read once: every test below asks the same question of the same files
@@ -33,6 +55,28 @@ def _project(node, importer):
     return target if top in FOLDERS or top in ENTRY_POINTS | CARD_MODULES | {"conftest"} else None
 
 
+def layer(name):
+    room = name.split(".")[0]
+    return next(n for n, rooms in enumerate(LAYERS) if room in rooms)
+
+
+def test_every_room_has_a_layer():
+    rooms = {name.split(".")[0] for name in modules()}
+    assert rooms == set().union(*LAYERS), f"rooms with no layer: {rooms - set().union(*LAYERS)}"
+
+
+def test_no_import_runs_back_up():
+    for name, imported in modules().items():
+        higher = sorted(i for i in imported if layer(i) > layer(name))
+        assert not higher, f"{name} imports {higher}, a higher layer's"
+
+
+def test_no_entry_point_imports_another_and_no_folder_imports_one():
+    for name, imported in modules().items():
+        if name.split(".")[0] not in TESTS:
+            assert not imported & ENTRY_POINTS, f"{name} imports {imported & ENTRY_POINTS}"
+
+
 def test_loop_imports_nothing_of_runs_evaluation_or_testing():
     for name, imported in modules().items():
         if name.startswith("loop."):
@@ -41,14 +85,8 @@ def test_loop_imports_nothing_of_runs_evaluation_or_testing():
 
 def test_product_code_never_imports_the_test_doubles():
     for name, imported in modules().items():
-        if name.split(".")[0] not in ("testing", "tests", "conftest", "test_loop", "test_recorded"):
+        if name.split(".")[0] not in TESTS:
             assert not {i for i in imported if i.startswith("testing")}, name
-
-
-def test_no_folder_imports_an_entry_point():
-    for name, imported in modules().items():
-        if "." in name and not name.startswith("tests."):
-            assert not imported & ENTRY_POINTS, f"{name} imports {imported & ENTRY_POINTS}"
 
 
 def test_no_module_imports_itself_through_others():
@@ -66,3 +104,32 @@ def test_no_module_imports_itself_through_others():
     for name in graph:
         if name not in state:
             visit(name, [name])
+
+
+def door_problems(folder):
+    """What a folder's door leaves out, or names that is not there: a bare name is the folder's
+    or the root's, a path from a folder of the project is read from the root, and any other
+    path (OUT/summary.json, a file a run writes) is not the project's to check."""
+    door = (folder / "__init__.py").read_text(encoding="utf-8")
+    tree = ast.parse(door)
+    problems = [] if len(tree.body) == 1 and ast.get_docstring(tree) else ["the door is not a docstring alone"]
+    files = sorted(p.name for p in folder.iterdir() if p.suffix in (".py", ".json") and p.name != "__init__.py")
+    named = set(DOOR_NAME.findall(ast.get_docstring(tree) or ""))
+    problems += [f"{name} is not named" for name in files if name not in named]
+    ours = [name for name in sorted(named) if "/" not in name or (ROOT / name.split("/")[0]).is_dir()]
+    problems += [f"{name} is named, but is not there" for name in ours
+                 if not (folder / name).is_file() and not (ROOT / name).is_file()]
+    return problems
+
+
+def test_every_door_names_every_file_of_its_folder_and_nothing_else():
+    assert len(FOLDERS) >= 11  # loop, models, workspace, runs, search, settings, evaluation, ...
+    problems = {name: door_problems(ROOT / name) for name in FOLDERS}
+    assert {name: found for name, found in problems.items() if found} == {}
+
+
+def test_a_door_that_leaves_a_file_out_or_names_a_missing_one_is_caught(tmp_path):
+    (tmp_path / "__init__.py").write_text('"""- kept.py: here.\n- gone.py: no longer here."""\n')
+    (tmp_path / "kept.py").write_text("")
+    (tmp_path / "new.json").write_text("{}")
+    assert door_problems(tmp_path) == ["new.json is not named", "gone.py is named, but is not there"]
