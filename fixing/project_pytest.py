@@ -18,7 +18,7 @@ the sandbox, a clean environment, bounded time and output) and changes only this
   (`-q`), plain (`--color=no`) and ends with one line per failure (`-rfE`).
 
 What this file deliberately is not: a process runner (pytest_run.py runs the command), a reader
-of pytest's output (pytest_output.py) or the judge of what a start run means (fix.py says that).
+of pytest's output (pytest_output.py) or the judge of what a start run means (first_steps.py says that).
 """
 import configparser
 import os

@@ -11,7 +11,7 @@ progress the failing test is about), writes into the user's `.git`, runs their c
 and stays registered there if the run is killed. Git is only asked read-only questions here
 (`ls-files`, `rev-parse`), with optional locks off, so it does not even refresh the index.
 
-What this file deliberately is not: a choice of what the model may read or edit (user_task.py)
+What this file deliberately is not: a choice of what the model may read or edit (task.py)
 or a writer to the user's tree (patch.py applies an approved patch, and nothing else does).
 """
 import os

@@ -2,14 +2,14 @@
 
 `build_task(...)` makes a `UserTask`, a workspace.task_catalog.Task (so the tools, the
 recorder and the verdict treat it like any shipped task) whose test files are the project's
-test code (user_tests.py: what pytest collected and the support code the tests import) and
-whose pytest command is the project's own (project_pytest.py). `choose_files` picks the
+test code (workspace/user_tests.py: what pytest collected and the support code the tests
+import) and whose pytest command is the project's own (project_pytest.py). `choose_files` picks the
 readable files within a budget (`--readable`'s, then what the failing tests use, the code, the
 tests, packaging and tool configuration last) and the editable ones (the readable code, or
 `--editable` globs), and says in one line each what it left out and why.
 `task_spec` / `recorded_task` store the task in a recording and rebuild it for a replay.
 
-What this file deliberately is not: a reader of the user's tree (user_repo.py copies it once;
+What this file deliberately is not: a reader of the user's tree (repo.py copies it once;
 everything here looks at that copy) or a judge (verdict.py is).
 """
 import fnmatch

@@ -12,8 +12,8 @@ rewritten after every decision and every iteration, and the report after every a
 that holds this improvement is resumed with its recorded decisions, and a finished one is left
 as it is (outer_loop/record.py).
 
-What this file deliberately is not: an improver (improver.py and prompt_improver.py propose the
-changes) or a replay (improvement_replay.py re-derives a finished one).
+What this file deliberately is not: an improver (rules.py and prompt_rewrite.py propose the
+changes) or a replay (rederive.py re-derives a finished one).
 """
 from dataclasses import dataclass, replace
 from pathlib import Path

@@ -8,7 +8,7 @@ without a passing run) are then appended to it by `compose`, always as its last 
 answer can drop or countermand them. An answer that fails validation keeps the old prompt, and the
 improvement records the raw answer and why.
 
-What this file deliberately is not: the rules for the loop's policies (improver.py decides
+What this file deliberately is not: the rules for the loop's policies (rules.py decides
 those, for both improvers) or a model adapter.
 """
 from collections import Counter

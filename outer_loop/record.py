@@ -15,7 +15,7 @@ changes nothing.
 The file is untrusted on resume (someone may have edited it): its shape is checked before any of
 it is used.
 
-What this file deliberately is not: the loop (improvement.py) or a replay (improvement_replay.py).
+What this file deliberately is not: the climb (climb.py) or a replay (rederive.py).
 """
 import json
 from pathlib import Path

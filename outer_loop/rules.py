@@ -11,7 +11,7 @@ model wrote as text, preload, check a finish), and none moves one back, so a rul
 the previous iteration's change: a weakening would need evidence no rule reads.
 
 What this file deliberately is not: a judge of the attempts (their grades and verdicts are
-made before it reads them) or a writer of prompts (prompt_improver.py asks the model for one).
+made before it reads them) or a writer of prompts (prompt_rewrite.py asks the model for one).
 """
 from dataclasses import replace
 

@@ -4,7 +4,7 @@ Each function reads one attempt (a recording with its grades) and answers from i
 which tools the model called and with what result, what the harness told it, what it wrote.
 The model's own words about what it did are never the evidence.
 
-What this file deliberately is not: a grader (grades.py) or a rule (improver.py).
+What this file deliberately is not: a grader (grades.py) or a rule (rules.py).
 """
 from loop.text_edits import find_text_edits
 

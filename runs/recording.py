@@ -4,7 +4,8 @@
 keeps every request (copied at call time), every chunk, every event and the timings, and
 runs the tests before the loop and the independent verdict after it (verdict.py).
 record_run.py calls it with a live model, replay.py with a ReplayModel, evaluate.py with
-either. `save` never loses a run: any text, any shape, written atomically.
+either. `save` never loses a run: any text, any shape, written atomically; `output_problem`
+says, before minutes of model time, why a recording could not be written where it is asked to.
 
 What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
 """

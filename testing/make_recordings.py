@@ -5,7 +5,7 @@
     python -m testing.make_recordings --write NAME    # just one
 
 For each behaviour below, fake_ollama.py serves a hand-written chunk script over Ollama's
-real wire protocol and `record_run.py --scripted ABOUT` records it, exactly as it would
+real wire protocol and `record_run.py --scripted --about TEXT` records it, exactly as it would
 record a live model. Every file it writes says `source: "scripted"` and what it captures.
 
 What this file deliberately is not: a way to make live recordings. Those come only from
