@@ -78,7 +78,7 @@ def main(argv=None):
         # Every line goes through one Printer: if the reader goes away (`| head`), the run goes on.
         show = Printer(show_thinking=args.show_thinking)
         try:
-            body, model = record(args, tools, Path(folder), show)
+            body, model = record(args, info, tools, Path(folder), show)
         except KeyboardInterrupt:  # the loop has closed its stream on the way out
             print("\ninterrupted: nothing was written", file=sys.stderr)
             return 130
@@ -87,19 +87,20 @@ def main(argv=None):
     return write(args, model, info, body, show)
 
 
-def record(args, tools, folder, show):
+def record(args, info, tools, folder, show):
     """Run the loop (or a search of several candidates) while printing it; return (the
     recording's body, the model of the run it shows), or (None, None) when every server failed."""
     if tools.sandbox_warning:
         print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
-    model = make_model(args.model)
-    show.line(f"recording {clean(model.model)} at {clean(model.url)} on a fresh copy of task {clean(args.task.name)}")
+    show.line(f"recording {clean(info['name'])} at {clean(args.model.urls[0])} on a fresh copy of task "
+              f"{clean(args.task.name)}")
     start_tests = tools.run_tests()
     show.line(f"starting tests: {result_line(start_tests)}")
     if args.settings.candidates > 1:  # several candidates, chosen by the tests
         body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, say=show.line,
                                      sandbox_mode=args.sandbox_mode, all_candidates=args.all_candidates)
         return body, model
+    model = make_model(args.model)
     return run_recorded(model, tools, args.settings, start_tests=start_tests, on_event=show), model
 
 
