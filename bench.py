@@ -25,17 +25,18 @@ import time
 import timeit
 from pathlib import Path
 
-from agent_loop import LoopSettings, agent_events
+from agent_loop import agent_events
 from evaluation.runner import Evaluation, evaluate
-from models.scripted_turns import done, text
 from loop.text_calls import find_text_calls
 from models.choice import ModelChoice
+from models.scripted_turns import done, text
 from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
 from runs.adapters import SCRIPTED
 from runs.printer import OneLineParser, run_cli
 from runs.recording import load, loop_settings
 from search.throughput import slot_ratios
+from settings.named import load_settings
 from workspace.task_catalog import fresh_copy, load_task
 
 HERE = Path(__file__).parent
@@ -139,7 +140,7 @@ def evaluation_rate(jobs, folder):
     tasks = tuple(load_task(name) for name in EVALUATED_TASKS)
     scripted = ModelChoice(api="scripted", name="attempts", scripted=True)
     started = time.perf_counter()
-    result = evaluate(Evaluation(out, tasks, 2, LoopSettings(), scripted, jobs), dict(SCRIPTED), None, None,
+    result = evaluate(Evaluation(out, tasks, 2, load_settings("plain"), scripted, jobs), dict(SCRIPTED), None, None,
                       say=lambda line: None)
     wall = time.perf_counter() - started
     assert not result["lost"], "the scripted evaluation failed; fix that first"

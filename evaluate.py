@@ -21,8 +21,8 @@ from evaluation.folder import FolderProblem
 from evaluation.grades import markdown_table
 from evaluation.runner import Evaluation, evaluate, git_state
 from local_model import ModelUnavailable
-from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed, positive
 from runs.adapters import check_servers
+from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed, positive
 from runs.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 from evaluation.folder import FolderProblem
 from evaluation.runner import git_state
+from local_model import ModelUnavailable
 from outer_loop.climb import LostAttempts, Plan, run_improvement
 from outer_loop.rederive import replay_improvement
-from local_model import ModelUnavailable
-from runs.flags import add_model_flags, add_task_flags, parsed, positive
 from runs.adapters import check_servers, make_model
+from runs.flags import add_model_flags, add_task_flags, parsed, positive
 from runs.printer import OneLineParser, clean, fail, run_cli
 from settings.named import load_settings
 from workspace.task_catalog import load_task, task_names

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from runs.adapters import check_servers, make_model
+from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli
 from runs.recording import output_problem, recording_of, run_recorded, save
 from search.live import search_live

@@ -18,11 +18,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repo_tools import MAX_FILE_BYTES
 from fixing.project_pytest import project_command
+from fixing.repo import starting_tree
+from repo_tools import MAX_FILE_BYTES
 from workspace.task_catalog import SAMPLE_TASK, Task, load_task
 from workspace.user_tests import is_test, is_tooling
-from fixing.repo import starting_tree
 
 READ_BUDGET = 200_000  # characters of readable files in all: what a model could read in one run
 READ_FILES = 60        # file names in the prompt and in read_file's description

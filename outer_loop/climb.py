@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_loop import LoopSettings
-from outer_loop import prompt_rewrite, rules
-from outer_loop.report import write_improvement_report
-from outer_loop.record import entry, new_record, resumed, save
 from evaluation.runner import Evaluation, evaluate
+from outer_loop import prompt_rewrite, rules
+from outer_loop.record import entry, new_record, resumed, save
+from outer_loop.report import write_improvement_report
 from runs.printer import clean
 
 

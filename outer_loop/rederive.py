@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 
 from agent_loop import LoopSettings
-from outer_loop import climb, prompt_rewrite
 from evaluation.folder import SLOT, misfit
 from evaluation.grades import grade, pass_at_k
+from outer_loop import climb, prompt_rewrite
 from outer_loop.record import shape_problem
 from replay import replay
 from runs.printer import clean, fail

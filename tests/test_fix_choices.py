@@ -3,13 +3,13 @@ never run: which files are test code (what the tests collect and import, not nam
 are packaging, which code a failing test calls, and the order the files are shown in."""
 import pytest
 
+from fixing.failing_uses import used_by
+from fixing.task import build_task, choose_files
 from loop.context import preload_paths
 from tests.user_repos import make_project
 from workspace.project_names import own_packages
 from workspace.python_imports import Imports
 from workspace.user_tests import find_test_code, is_tooling
-from fixing.failing_uses import used_by
-from fixing.task import build_task, choose_files
 
 PACKAGED = {
     "pyproject.toml": '[project]\nname = "calc"\n',

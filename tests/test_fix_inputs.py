@@ -5,11 +5,11 @@ import json
 import pytest
 
 import fix
+from fixing import repo as user_repo
+from fixing import task as user_task
 from testing.scripted import done, text
 from tests.processes import closed_port
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
-from fixing import repo as user_repo
-from fixing import task as user_task
 from workspace import sandbox
 
 

@@ -7,13 +7,13 @@ import sys
 import pytest
 
 from fixing.offer import patch_lines
-from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from fixing.patch import make_patch, moved_on, refusal, stat_lines
 from fixing.project_pytest import config_file, missing_modules, project_command
-from workspace.pytest_output import blamed_files, failures
-from workspace.task_catalog import load_task
 from fixing.repo import git_state, list_files, starting_tree
 from fixing.task import UserTask, recorded_task, spec_problem, task_from_spec
+from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
+from workspace.pytest_output import blamed_files, failures
+from workspace.task_catalog import load_task
 
 
 def test_git_lists_the_work_in_progress_and_nothing_is_written_into_dot_git(tmp_path):

@@ -10,10 +10,10 @@ import evaluate
 import improve
 import record_run
 import replay
+from fixing.task import UserTask
 from repo_tools import RepoTools
 from testing.scripted import call, done, text
 from workspace.task_catalog import fresh_copy, load_task, task_names
-from fixing.task import UserTask
 
 CODE = "def double(x):\n    return x + x + 1\n"
 TEST = ("from app import double\n\n\ndef test_double():\n    assert double(2) == 4\n\n\n"

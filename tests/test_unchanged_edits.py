@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent_loop import LoopSettings
-from outer_loop import prompt_rewrite, traces
 from evaluation.grades import summary_of
 from evaluation.report import render_report
+from outer_loop import prompt_rewrite, traces
 from replay import replay
 from runs.recording import load, loop_settings
 from testing.scripted import ScriptedChat, call, done, text
