@@ -1,7 +1,6 @@
 """The model a command line chose, as one typed value (models/choice.py): built and checked once
 when the flags are parsed, sent to the worker processes whole, and `--scripted` meaning the same
 thing on every command line."""
-import json
 import pickle
 
 import pytest
@@ -10,6 +9,8 @@ import evaluate
 import fix
 import improve
 import record_run
+from agent_loop import LoopSettings
+from evaluation.attempt import Job, run_attempt
 from fixing.flags import parse_args as fix_flags
 from models.choice import ModelChoice
 from runs.recording import load
@@ -17,6 +18,7 @@ from testing.fake_openai import text as sse_text
 from testing.scripted import done, text
 from tests.processes import closed_port
 from tests.user_repos import make_project
+from workspace.task_catalog import load_task
 
 
 def test_the_flags_become_one_typed_model_and_are_gone_from_the_namespace():
@@ -68,14 +70,17 @@ def test_scripted_needs_the_server_that_plays_it_where_none_is_built_in(capsys):
 
 
 def test_scripted_at_a_fake_server_labels_an_evaluation_as_it_labels_a_recording(fake_openai, tmp_path):
+    """evaluate.py --scripted --about TEXT --api openai --base-url URL: the choice its workers get
+    labels each attempt (run here in this process: the worker pool is not what this is about)."""
+    choice = evaluate.parse_args(["--scripted", "--about", "claims a fix", "--api", "openai", "--base-url",
+                                  fake_openai.url, "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules"]).model
     fake_openai.play(sse_text("I fixed it."))
-    out = tmp_path / "out"
-    assert evaluate.main(["--scripted", "--about", "claims a fix", "--api", "openai", "--base-url", fake_openai.url,
-                          "--model", "qwen2.5-coder-1.5b", "--tasks", "path_rules", "--out", str(out)]) == 0
-    attempt = load(out / "attempts/path_rules-1.json")
+    job = Job(load_task("path_rules"), 1, LoopSettings(), choice, {"name": "qwen2.5-coder-1.5b", "digest": None},
+              None, str(tmp_path / "path_rules-1.json"), str(tmp_path))
+    attempt = load(run_attempt(job)["path"])
     assert (attempt["source"], attempt["about"], attempt["server"]) == (
         "scripted", "claims a fix", {"api": "openai", "url": fake_openai.url})
-    assert json.loads((out / "evaluation.json").read_text())["model"]["scripted"] is True
+    assert choice.identity()["scripted"] is True  # an evaluation folder keeps it apart from a real model's
 
 
 def test_a_search_reaches_ollamas_default_server_when_no_server_is_named(fake_ollama, tmp_path, monkeypatch):
