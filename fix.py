@@ -23,16 +23,14 @@ from pathlib import Path
 from evaluation.workers import stop_on_sigterm
 from fixing.first_steps import prepare
 from fixing.flags import parse_args
-from fixing.offer import ask, patch_lines, wants_colour
-from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
+from fixing.offer import offer
 from fixing.repo import RepoProblem, git_state
 from fixing.task import task_spec
 from local_model import ModelUnavailable
 from runs.adapters import check_servers, make_model
-from runs.printer import Printer, clean, fail, result_line, run_cli
+from runs.printer import Printer, fail, run_cli
 from runs.recording import recording_of, run_recorded, save
 from search.live import search_live
-from workspace.files import write_atomic
 
 NOT_APPLIED = 3
 
@@ -60,7 +58,7 @@ def fix(args):
             return 0  # nothing fails
         recording, tools = run(args, prepared, Path(folder), show)
         save(args.output, recording)  # the run is kept whatever happens at the offer
-        return offer(args, prepared, tools, recording, show)
+        return 0 if offer(args, prepared, tools, recording, show) == "applied" else NOT_APPLIED
 
 
 def run(args, prepared, folder, show):
@@ -85,48 +83,6 @@ def run(args, prepared, folder, show):
     recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
                      task_spec=task_spec(task, args.tests))
     return recording, tools
-
-
-def offer(args, prepared, tools, recording, show):
-    """Show the verdict, the patch and its size; apply it only when every gate opens."""
-    repo, task = prepared.repo, prepared.task
-    patch = make_patch(task, tools.root)
-    refused = refusal(patch, recording, task, args.max_changed_lines)
-    write_atomic(args.patch, patch.text)  # always written, applied or not
-    show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])})")
-    for line in [*patch_lines(patch.text, wants_colour(sys.stdout)), *stat_lines(patch)] if patch.changes else []:
-        show.line(line)
-    outcome = decide(args, repo, task, tools, patch, refused, show)
-    recording.update(patch={"file": args.patch, "changed_lines": patch.changed_lines, "refused": refused},
-                     outcome=outcome)
-    save(args.output, recording)
-    show.line(f"wrote {clean(args.output)} and {clean(args.patch)}")
-    return 0 if outcome == "applied" else NOT_APPLIED
-
-
-def decide(args, repo, task, tools, patch, refused, show):
-    """"applied", or why not: "refused", "no terminal", "declined", "changed since", "failed"."""
-    if refused:
-        show.line(f"not applied: {refused}")
-        return "refused"
-    if not args.yes and not sys.stdin.isatty():
-        show.line("not applied: no terminal to ask on (pass --yes to apply without asking)")
-        return "no terminal"
-    if not args.yes and not ask(f"Apply this patch to {clean(str(repo))}? [y/N] ", sys.stdin, sys.stdout):
-        show.line("not applied")
-        return "declined"
-    moved = moved_on(repo, patch.paths, task.repo)
-    if moved:
-        show.line(f"not applied: changed since the run started: {clean(', '.join(moved))} "
-                  f"(the patch is in {clean(args.patch)})")
-        return "changed since"
-    written, problem = apply(repo, tools.root, patch.paths)
-    if problem:
-        done = f" (already applied: {clean(', '.join(written))})" if written else ""
-        show.line(f"not applied: {clean(problem)}{done}")
-        return "failed"
-    show.line(f"applied to {clean(str(repo))}: {clean(', '.join(written))}")
-    return "applied"
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ reading order:
   how a recording keeps it (`task_spec`) and rebuilds it for a replay (`recorded_task`).
 - failing_uses.py: the code a failing test calls, shown to the model first.
 - patch.py: the patch, its guardrails, and applying it once approved.
-- offer.py: the patch offered on a terminal (colours, the question).
+- offer.py: the offer on a terminal: the verdict, the patch (coloured, inert), the question, and
+  the patch applied only when every gate opens.
 
 What this folder deliberately is not: the run (agent_loop.py, runs/recording.py), the verdict
 (workspace/verdict.py), or a git client: nothing here commits, branches or stashes.

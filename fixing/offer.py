@@ -1,4 +1,5 @@
-"""fix.py's offer on a terminal: the verdict, the patch and its size, then one question.
+"""fix.py's offer on a terminal: the verdict, the patch and its size, one question, and the
+patch applied only when every gate opens (`offer`, `decide`).
 
 The patch is the model's text: every line goes through `clean`, so it cannot move the
 cursor or rewrite the question under it. Colour only on a terminal (and never with NO_COLOR
@@ -6,11 +7,15 @@ set); a pipe or a file gets the plain patch. `ask` reads one answer: only "y" or
 yes; an empty line, end of input or Ctrl-C is a no.
 
 What this file deliberately is not: a guardrail (fixing/patch.py decides what may be
-offered at all) or a writer of the user's files.
+offered at all, and writes the approved patch: nothing here writes the user's files).
 """
 import os
+import sys
 
-from runs.printer import clean
+from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
+from runs.printer import clean, result_line
+from runs.recording import save
+from workspace.files import write_atomic
 
 COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m", "\\": "\x1b[2m"}
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -45,3 +50,46 @@ def ask(question, stdin, out):
     if not answer.endswith("\n"):
         out.write("\n")  # end of input: the next line starts on its own line
     return answer.strip().lower() in ("y", "yes")
+
+
+def offer(args, prepared, tools, recording, show):
+    """Show the verdict, the patch and its size; apply it only when every gate opens. Return the
+    outcome (decide's), which the recording keeps beside the patch."""
+    repo, task = prepared.repo, prepared.task
+    patch = make_patch(task, tools.root)
+    refused = refusal(patch, recording, task, args.max_changed_lines)
+    write_atomic(args.patch, patch.text)  # always written, applied or not
+    show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])})")
+    for line in [*patch_lines(patch.text, wants_colour(sys.stdout)), *stat_lines(patch)] if patch.changes else []:
+        show.line(line)
+    outcome = decide(args, repo, task, tools, patch, refused, show)
+    recording.update(patch={"file": args.patch, "changed_lines": patch.changed_lines, "refused": refused},
+                     outcome=outcome)
+    save(args.output, recording)
+    show.line(f"wrote {clean(args.output)} and {clean(args.patch)}")
+    return outcome
+
+
+def decide(args, repo, task, tools, patch, refused, show):
+    """"applied", or why not: "refused", "no terminal", "declined", "changed since", "failed"."""
+    if refused:
+        show.line(f"not applied: {refused}")
+        return "refused"
+    if not args.yes and not sys.stdin.isatty():
+        show.line("not applied: no terminal to ask on (pass --yes to apply without asking)")
+        return "no terminal"
+    if not args.yes and not ask(f"Apply this patch to {clean(str(repo))}? [y/N] ", sys.stdin, sys.stdout):
+        show.line("not applied")
+        return "declined"
+    moved = moved_on(repo, patch.paths, task.repo)
+    if moved:
+        show.line(f"not applied: changed since the run started: {clean(', '.join(moved))} "
+                  f"(the patch is in {clean(args.patch)})")
+        return "changed since"
+    written, problem = apply(repo, tools.root, patch.paths)
+    if problem:
+        done = f" (already applied: {clean(', '.join(written))})" if written else ""
+        show.line(f"not applied: {clean(problem)}{done}")
+        return "failed"
+    show.line(f"applied to {clean(str(repo))}: {clean(', '.join(written))}")
+    return "applied"
