@@ -49,7 +49,7 @@ class Job:
 def run_attempt(job):
     """Run, grade and save one attempt (one run, or one search); return {"attempt_id", "path"}."""
     task, started, scripts = job.task, time.perf_counter(), {}
-    servers = Servers(job.model.urls or ["scripted"], job.parallel, Path(job.scratch) / "servers")
+    servers = attempt_servers(job)
     with tempfile.TemporaryDirectory(prefix="attempt-", dir=job.scratch) as folder:
         if job.settings.candidates > 1:
             body, _ = run_search(task, job.settings, lambda i, url: _chat(job, i, url, scripts), servers,
@@ -74,6 +74,11 @@ def run_attempt(job):
         attempt.update(grades=grade(attempt, task), claim=claim(attempt))
     save(job.path, attempt)
     return {"attempt_id": attempt["attempt_id"], "path": job.path}
+
+
+def attempt_servers(job):
+    """The servers every attempt of the evaluation shares (their slots live in its scratch folder)."""
+    return Servers(job.model.urls or ["scripted"], job.parallel, Path(job.scratch) / "servers")
 
 
 def _one_run(job, servers, folder, scripts):

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation.attempt import Job, run_attempt
+from evaluation.attempt import Job, attempt_servers, run_attempt
 from evaluation.folder import EvaluationFolder
 from evaluation.grades import summary_of
 from evaluation.report import write_report
@@ -89,10 +89,13 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
     before, done, lost = _counted(folder, evaluation), [], []
     total = len(before) + len(todo)
 
+    named = set()
+
     def finished(job, result, error):
         attempt = _read_back(job, result, error)
         (lost if "infra_failure" in attempt else done).append(attempt)
         say(progress_line(attempt, len(before) + len(done) + len(lost), total, before + done))
+        _name_failed_servers(job, named, say)
         _write(folder, evaluation, before + done + lost, info, commit, dirty, running=total)
         if on_attempt:
             on_attempt(before + done + lost)
@@ -103,6 +106,17 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
                 for task, k in todo]
         run_in_workers(evaluation.jobs, run_attempt, jobs, finished)
     return lost
+
+
+def _name_failed_servers(job, named, say):
+    """Say once of each server that failed in a worker: its work goes to the others (or, with
+    none left, is lost and retried by the same command), never counted as the model's failure."""
+    if not job.model.urls:  # a built-in scripted model: no server to fail
+        return
+    for url, why in attempt_servers(job).failures().items():
+        if url not in named:
+            named.add(url)
+            say(f"server {clean(str(url))} failed ({clean(why)[:200]}): no more work goes to it in this run")
 
 
 def _read_back(job, result, error):

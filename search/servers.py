@@ -66,6 +66,16 @@ class Servers:
             handle.write(str(why)[:500])
         return True
 
+    def failures(self):
+        """{url: why} of every server marked as failed, in the order the flags name them."""
+        found = {}
+        for n, url in enumerate(self.urls):
+            try:
+                found[url] = (self.folder / f"failed-{n}").read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+        return found
+
     def _take_least_busy(self):
         """(url, held lock file) on the working server with the fewest slots in use, or None."""
         free = {}

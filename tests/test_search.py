@@ -157,3 +157,37 @@ def test_a_damaged_search_recording_is_one_error_line(tmp_path, capsys, damage):
     assert replay_cli.main([str(path), "--served"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {path}: ")
+
+
+def test_a_server_that_fails_is_named_once_and_the_others_take_its_work(tmp_path, capsys):
+    """Two servers: the first answers every request with an error; every attempt after the one
+    it lost goes to the second, and the run names the failed server once."""
+    import evaluate
+    from testing.fake_openai import FakeOpenAI, HttpError, llama_cpp_call
+    from testing.fake_openai import text as sse_text
+    fixed = {"old": 'parts = path.split("/")', "new": 'parts = path.replace("\\\\", "/").split("/")'}
+    repair = [llama_cpp_call("replace_text", json.dumps(fixed)), sse_text("Fixed.")]
+    with FakeOpenAI(*[HttpError(500, "out of memory")] * 4) as down, FakeOpenAI(*repair * 2) as up:
+        code = evaluate.main(["--api", "openai", "--base-url", down.url, "--base-url", up.url, "--model",
+                              "qwen2.5-coder-1.5b", "--tasks", "path_rules", "--attempts", "3", "--jobs", "1",
+                              "--out", str(tmp_path / "eval")])
+    printed = capsys.readouterr().out
+    assert printed.count(f"server {down.url} failed") == 1
+    summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+    assert summary["infra_failures"] == 1 and summary["overall"] == {"attempts": 2, "repaired": 2, "pass@1": 1.0}
+    assert code == 1  # the lost attempt is retried by the same command, never counted as the model's
+
+
+def test_a_server_down_at_the_start_is_named_and_left_out(tmp_path, capsys):
+    import evaluate
+    from testing.fake_openai import FakeOpenAI
+    from testing.fake_openai import text as sse_text
+    from tests.processes import closed_port
+    down = f"http://127.0.0.1:{closed_port()}/v1"
+    with FakeOpenAI(sse_text("I cannot fix it.")) as up:
+        code = evaluate.main(["--api", "openai", "--base-url", down, "--base-url", up.url, "--model",
+                              "qwen2.5-coder-1.5b", "--tasks", "path_rules", "--out", str(tmp_path / "eval")])
+    err = capsys.readouterr().err
+    assert code == 0 and err.count(f"warning: server {down} is left out of this run") == 1
+    attempt = json.loads((tmp_path / "eval" / "attempts" / "path_rules-1.json").read_text())
+    assert attempt["server"]["url"] == up.url and attempt["verdict"] == "not repaired"
