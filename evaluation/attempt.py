@@ -47,7 +47,8 @@ class Job:
 
 
 def run_attempt(job):
-    """Run, grade and save one attempt (one run, or one search); return {"attempt_id", "path"}."""
+    """Run, grade and save one attempt (one run, or one search); return {"attempt_id", "path"}, or
+    {"attempt_id", "path": None, "infra_failure"} when it could not start (every server had failed)."""
     task, started, scripts = job.task, time.perf_counter(), {}
     servers = attempt_servers(job)
     with tempfile.TemporaryDirectory(prefix="attempt-", dir=job.scratch) as folder:
@@ -57,11 +58,9 @@ def run_attempt(job):
             url = body and next(c["server"] for c in body["candidates"] if c["index"] == body["search"]["shown"])
         else:
             body, url = _one_run(job, servers, folder, scripts)
-    if body is None:
-        attempt = {"attempt_id": f"{task.name}-{job.k}", "task_name": task.name,
-                   "infra_failure": f"every model server failed ({', '.join(map(str, servers.urls))})"}
-        save(job.path, attempt)
-        return {"attempt_id": attempt["attempt_id"], "path": job.path}
+    if body is None:  # nothing ran: no file (the slot stays empty, and the same command runs it)
+        return {"attempt_id": f"{task.name}-{job.k}", "path": None,
+                "infra_failure": f"every model server had failed ({', '.join(map(str, servers.urls))})"}
     shown = _shown_index(body)
     attempt = {**recording_of(body, source=job.model.source, about=scripts.get(shown, job.model.about),
                               model=job.info, server=job.model.server(url),
@@ -91,7 +90,9 @@ def _one_run(job, servers, folder, scripts):
         chat, _ = _chat(job, 1, url, scripts)
         body = run_recorded(chat, RepoTools(fresh_copy(job.task, folder), task=job.task), job.settings)
     if lost_to_server(body["stop"]):
-        servers.failed(url, body["stop"].get("error"))
+        servers.lost(url, body["stop"].get("error"))
+    else:
+        servers.answered(url)
     return body, url
 
 

@@ -122,6 +122,8 @@ def _name_failed_servers(job, named, say):
 def _read_back(job, result, error):
     """The finished attempt as saved, or an infra failure when the worker or its file failed."""
     attempt_id = f"{job.task.name}-{job.k}"
+    if error is None and result.get("infra_failure"):  # it never ran: no file was written
+        return {"attempt_id": attempt_id, "task_name": job.task.name, "infra_failure": result["infra_failure"]}
     if error is None:
         try:
             return load(result["path"])

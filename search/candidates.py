@@ -21,7 +21,7 @@ from pathlib import Path
 from repo_tools import RepoTools
 from runs.recording import body_head, record_loop, sample_hashes
 from search.choice import choose, closest, eligible
-from search.servers import lost_to_server
+from search.servers import LOSSES_IN_A_ROW, lost_to_server
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import changes, judge
 
@@ -88,7 +88,7 @@ class Search:
         with self.turn:
             self.turn.wait_for(lambda: self.started >= index - 1)
         try:
-            for tries in range(1, len(self.servers.urls) + 1):
+            for tries in range(1, len(self.servers.urls) + LOSSES_IN_A_ROW):
                 with self.servers.take(skip) as url:
                     self._started(index)
                     if url is None:
@@ -115,9 +115,10 @@ class Search:
         run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks)
         record = {"index": index, "seed": seed, "server": url, **run}
         if lost_to_server(run["stop"]):
-            if self.servers.failed(url, run["stop"].get("error")):
+            if self.servers.lost(url, run["stop"].get("error")):
                 self.named.append({"url": url, "error": str(run["stop"].get("error"))[:300]})
             return record, tools
+        self.servers.answered(url)
         if run["stop"]["reason"] == "cancelled":
             record["cancelled_after_checks"] = checks.said_no
         tests = tools.run_tests()

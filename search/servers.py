@@ -5,8 +5,9 @@ blocks until a working server has a free slot, the least busy one first, and giv
 (None when `skip()` said to stop waiting, or no server works any more). A slot is a lock file
 in `folder` held with flock, so candidates in threads of one process and attempts in worker
 processes of one evaluation share the same count, and a worker that dies releases its slots
-with it. A server that fails (`failed(url, why)`) is marked in the same folder: the first to
-mark it says so (it is named once), and no one is sent to it again.
+with it. A server that loses two runs in a row (`lost(url, why)`; `answered(url)` starts the
+count again) is marked as failed in the same folder: the first to mark it says so (it is named
+once), and no one is sent to it again.
 
 What this file deliberately is not: a load balancer or a health check. It counts the
 requests it sent; what else the server is doing, it cannot see.
@@ -18,6 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 WAIT_SECONDS = 0.2  # between looks for a free slot: a turn of a model takes seconds, not less
+# Runs a server may lose in a row before it counts as failed. One loss can be the moment's (a
+# server that ran out of context under several users' requests answers the next one); a second,
+# with nothing answered between, is the server.
+LOSSES_IN_A_ROW = 2
 
 
 def lost_to_server(stop):
@@ -55,6 +60,20 @@ class Servers:
 
     def working(self):
         return [url for n, url in enumerate(self.urls) if not (self.folder / f"failed-{n}").exists()]
+
+    def lost(self, url, why):
+        """Count a run `url` lost; at LOSSES_IN_A_ROW in a row it is marked failed. True for the
+        caller that marked it (who names it)."""
+        with open(self.folder / f"lost-{self.urls.index(url)}", "a+") as handle:  # one counter, locked
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            handle.seek(0)
+            count = len(handle.read()) + 1
+            handle.write("x")
+        return self.failed(url, why) if count >= LOSSES_IN_A_ROW else False
+
+    def answered(self, url):
+        """A run on `url` ended without losing it to the server: its count of losses starts again."""
+        (self.folder / f"lost-{self.urls.index(url)}").unlink(missing_ok=True)
 
     def failed(self, url, why):
         """Mark `url` as failed; True for the caller that marked it first (who names it)."""

@@ -127,9 +127,10 @@ def test_a_doctored_choice_is_named_by_the_replay(tmp_path):
     assert any("choice: candidate 1 in the recording, 2 here" in d for d in differences)
 
 
-def test_a_failed_server_is_named_once_and_its_candidate_runs_on_another(tmp_path):
+def test_a_server_that_loses_two_runs_in_a_row_is_named_once_and_its_candidate_runs_on_another(tmp_path):
     from local_model import ModelUnavailable
-    chats = {("http://down", 1): ScriptedChat(ModelUnavailable("cannot reach http://down")),
+    # Two losses in a row: the first could be the moment's, the second is the server.
+    chats = {("http://down", 1): ScriptedChat(*[ModelUnavailable("cannot reach http://down")] * 2),
              ("http://up", 1): ScriptedChat(*turns_of(FIX))}
     servers = Servers(["http://down", "http://up"], 1, tmp_path / "slots")
     settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
@@ -160,22 +161,23 @@ def test_a_damaged_search_recording_is_one_error_line(tmp_path, capsys, damage):
 
 
 def test_a_server_that_fails_is_named_once_and_the_others_take_its_work(tmp_path, capsys):
-    """Two servers: the first answers every request with an error; every attempt after the one
-    it lost goes to the second, and the run names the failed server once."""
+    """Two servers: the first answers every request with an error. It loses the first attempt, and
+    the second (one loss can be the moment's; two in a row are the server's): every attempt after
+    them goes to the other server, and the run names the failed one once."""
     import evaluate
     from testing.fake_openai import FakeOpenAI, HttpError, llama_cpp_call
     from testing.fake_openai import text as sse_text
     fixed = {"old": 'parts = path.split("/")', "new": 'parts = path.replace("\\\\", "/").split("/")'}
     repair = [llama_cpp_call("replace_text", json.dumps(fixed)), sse_text("Fixed.")]
-    with FakeOpenAI(*[HttpError(500, "out of memory")] * 4) as down, FakeOpenAI(*repair * 2) as up:
+    with FakeOpenAI(*[HttpError(500, "out of memory")] * 4) as down, FakeOpenAI(*repair) as up:
         code = evaluate.main(["--api", "openai", "--base-url", down.url, "--base-url", up.url, "--model",
                               "qwen2.5-coder-1.5b", "--tasks", "path_rules", "--attempts", "3", "--jobs", "1",
                               "--out", str(tmp_path / "eval")])
     printed = capsys.readouterr().out
     assert printed.count(f"server {down.url} failed") == 1
     summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
-    assert summary["infra_failures"] == 1 and summary["overall"] == {"attempts": 2, "repaired": 2, "pass@1": 1.0}
-    assert code == 1  # the lost attempt is retried by the same command, never counted as the model's
+    assert summary["infra_failures"] == 2 and summary["overall"] == {"attempts": 1, "repaired": 1, "pass@1": 1.0}
+    assert code == 1  # the lost attempts are retried by the same command, never counted as the model's
 
 
 def test_a_server_down_at_the_start_is_named_and_left_out(tmp_path, capsys):
@@ -191,3 +193,13 @@ def test_a_server_down_at_the_start_is_named_and_left_out(tmp_path, capsys):
     assert code == 0 and err.count(f"warning: server {down} is left out of this run") == 1
     attempt = json.loads((tmp_path / "eval" / "attempts" / "path_rules-1.json").read_text())
     assert attempt["server"]["url"] == up.url and attempt["verdict"] == "not repaired"
+
+
+def test_one_lost_run_is_the_moments_two_in_a_row_are_the_servers(tmp_path):
+    servers = Servers(["http://a", "http://b"], 1, tmp_path / "slots")
+    assert servers.lost("http://a", "context exceeded") is False and servers.working() == ["http://a", "http://b"]
+    servers.answered("http://a")  # it answered the next run: the count starts again
+    assert servers.lost("http://a", "context exceeded") is False
+    assert servers.lost("http://a", "refused") is True and servers.working() == ["http://b"]
+    assert servers.lost("http://a", "refused") is False  # named once: only the first to mark it says so
+    assert servers.failures() == {"http://a": "refused"}
