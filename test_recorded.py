@@ -247,8 +247,10 @@ def test_a_python_without_pytest_gets_a_clear_error_not_a_drift():
 
 def test_ctrl_c_during_a_replay_is_one_line(tmp_path):
     with interruptible():
-        process = subprocess.Popen([sys.executable, "-B", str(HERE / "replay.py")], cwd=HERE, text=True,
+        process = subprocess.Popen([sys.executable, "-B", "-u", str(HERE / "replay.py")], cwd=HERE, text=True,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Unbuffered (-u): the first line arrives as it is printed, not when a buffer fills or the
+    # process ends (which, on a quick machine, came after the last recording: nothing to stop).
     assert process.stdout.readline().startswith("=== ")  # replaying has begun
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
