@@ -97,6 +97,9 @@ def starting_tree(repo, files, folder):
     and one "path (why)" per file left out (unreadable, or a link pointing outside `repo`).
     A link is copied as a link to the same file inside the copy; none is ever followed out."""
     repo, folder = Path(repo), Path(folder)
+    if not files:  # nothing to copy is nothing to test: say so, before a test run fails on no folder
+        raise RepoProblem(f"{repo} holds no files (git tracks none, or the folder is empty); "
+                          "point --repo at a project with its tests")
     total = sum(_size(repo / path) for path in files)
     if total > TREE_BYTES:  # said before a byte is copied
         raise RepoProblem(f"{repo} holds {total // 1024**2} MB in {len(files)} files, more than a run's copy "

@@ -1,6 +1,7 @@
 """fix.py runs a project its own way (its interpreter, its pytest configuration), and bad input
 is one line on stderr, with the user's tree left exactly as it was."""
 import json
+import subprocess
 
 import pytest
 
@@ -149,3 +150,13 @@ def test_an_editable_install_imports_the_copy_never_the_users_files(fake_ollama,
     printed = capsys.readouterr().out
     assert f"(interpreter {python})" in printed and "starting tests: exit_code 1, 1 passed, 1 failed" in printed
     assert "verdict: repaired" in printed and tree_state(repo) == before
+
+
+@pytest.mark.parametrize("git", [False, True], ids=["an empty folder", "a repository that tracks nothing"])
+def test_a_repository_with_no_files_is_one_line(tmp_path, capsys, git):
+    repo = make_project(tmp_path / "empty", {}, git=False)
+    repo.mkdir(parents=True, exist_ok=True)
+    if git:
+        subprocess.run(["git", "-C", str(repo), "init", "-q"], check=True)
+    assert run_fix(repo, tmp_path) == 1
+    one_line_error(capsys, "holds no files", "--repo")

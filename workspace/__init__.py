@@ -2,7 +2,8 @@
 verdict, safe file writes. In reading order:
 
 - task_catalog.py: the tasks (tasks/path_rules/task.json and its siblings, or any folder's),
-  checked as untrusted input, their allowlists, and fresh copies that never follow a link.
+  their allowlists, and fresh copies that never follow a link.
+- task_checks.py: a task folder checked as untrusted input, once, when it is loaded.
 - pytest_run.py: one fixed pytest command run as untrusted code, bounded in every way.
 - sandbox.py: the bubblewrap command line and the resource limits pytest_run.py runs under.
 - pytest_output.py: pytest's output read in one place: counts, failures with their E lines and

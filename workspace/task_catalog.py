@@ -7,12 +7,8 @@ checks one and returns a `Task`; `fresh_copy(task, folder)` copies its pristine 
 
 A task folder is untrusted input (someone else's, or a shared one). Its name is plain
 (PLAIN_NAME: it is printed, and part of each attempt's file name); `load_task` checks the rest
-once, and any problem is one ValueError line naming the task and the field: every path is plain,
-relative, inside `repo/`, an existing regular file, neither a link nor under one; the repository
-holds no links; an editable file is a module, never a test or test configuration (editing a
-conftest.py could make the tests pass unfixed). A `"repo"` field may name another folder inside
-DIR, without links; only the shipped catalog may point elsewhere in the project (the sample task
-`path_rules` keeps its repository at `sample_repo/`).
+once (task_checks.py says what), and any problem is one ValueError line naming the task and
+the field.
 
 What this file deliberately is not: a grader (verdict.py is) or a place that knows the fix
 (`solution.json` beside a task is for the scripted attempts and the tests, never the model).
@@ -21,16 +17,15 @@ import json
 import os
 import re
 import shutil
-import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from workspace.user_tests import is_test, is_test_or_config
+from workspace.task_checks import files_problem, odd_entry, read_spec, repo_folder
+from workspace.user_tests import is_test
 
 PROJECT = Path(__file__).resolve().parent.parent
 TASKS = PROJECT / "tasks"
 SAMPLE_TASK = "path_rules"
-MAX_SPEC_BYTES = 100_000  # a task.json is a few lines; anything bigger is not one
 PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")  # a task folder's name: printable, one shell word
 
 
@@ -72,12 +67,12 @@ def load_task(name=SAMPLE_TASK, tasks_dir=None):
     folder = _folder(tasks_dir)
     if name not in task_names(tasks_dir):
         raise ValueError(f"no task {name!r} in {folder}; tasks: {', '.join(task_names(tasks_dir)) or '(none)'}")
-    spec = _spec(name, folder)
+    spec = read_spec(name, folder)
     # The shipped catalog is the project's own: its sample task shares sample_repo/ with the card.
-    repo = _repo(name, folder, spec.get("repo", "repo"), PROJECT if folder == TASKS else folder)
+    repo = repo_folder(name, folder, spec.get("repo", "repo"), PROJECT if folder == TASKS else folder)
     task = Task(name=name, title=spec["title"], ticket=spec["ticket"], readable=tuple(spec["readable"]),
                 editable=tuple(spec["editable"]), repo=repo, folder=folder / name)
-    problem = _files_problem(task) or _odd_entry(repo)
+    problem = files_problem(task) or odd_entry(repo)
     if problem:
         raise ValueError(f"task {name!r}: {problem}")
     return task
@@ -85,98 +80,6 @@ def load_task(name=SAMPLE_TASK, tasks_dir=None):
 
 def _folder(tasks_dir):
     return TASKS if tasks_dir is None else Path(tasks_dir).resolve()
-
-
-def _spec(name, folder):
-    """DIR/<name>/task.json as a dict with every required field of the right type."""
-    path = folder / name / "task.json"
-    kind = _kind(folder, f"{name}/task.json")
-    if kind:
-        raise ValueError(f"task {name!r}: task.json {kind}")
-    try:
-        too_big = path.stat().st_size > MAX_SPEC_BYTES
-        spec = None if too_big else json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise ValueError(f"task {name!r}: task.json cannot be read as JSON ({type(error).__name__})") from None
-    if too_big:
-        raise ValueError(f"task {name!r}: task.json is larger than {MAX_SPEC_BYTES} bytes")
-    if not isinstance(spec, dict):
-        raise ValueError(f"task {name!r}: task.json must be a JSON object, not a {type(spec).__name__}")
-    for field in ("title", "ticket"):
-        if not isinstance(spec.get(field), str) or not spec[field].strip():
-            raise ValueError(f"task {name!r}: {field} must be non-empty text")
-    for field in ("readable", "editable"):
-        paths = spec.get(field)
-        if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
-            raise ValueError(f"task {name!r}: {field} must be a non-empty list of file paths (text)")
-    return spec
-
-
-def _repo(name, folder, given, bound):
-    """The repository folder: relative, inside `bound`, a real folder reached through no link."""
-    if not isinstance(given, str) or not given or os.path.isabs(given):
-        raise ValueError(f"task {name!r}: repo must be a relative folder path, not {str(given)[:80]!r}")
-    # Lexically first (so `..` cannot climb out), then on disk: resolving must change nothing,
-    # or some folder on the way is a link.
-    lexical = Path(os.path.normpath(folder / name / given))
-    if not lexical.is_relative_to(bound):
-        raise ValueError(f"task {name!r}: repo {given!r} is outside {bound}")
-    if lexical.resolve() != lexical or not lexical.is_dir():
-        raise ValueError(f"task {name!r}: repo {given!r} is not a folder reached without links")
-    return lexical
-
-
-def _files_problem(task):
-    """The first problem with the readable and editable paths, or None."""
-    for field in ("readable", "editable"):
-        for path in getattr(task, field):
-            if not path or os.path.isabs(path) or ".." in path.split("/") or PurePosixPath(path).as_posix() != path:
-                return f"{field}: {path[:80]!r} must be a plain relative path inside the repository"
-            kind = _kind(task.repo, path)
-            if kind:
-                return f"{field}: {path!r} {kind}"
-    for path in task.editable:
-        if path not in task.readable:
-            return f"editable: {path!r} must be readable too"
-        if is_test_or_config(path):
-            return f"editable: {path!r} is a test or test configuration; only the code under test may be editable"
-        if not path.endswith(".py"):
-            return f"editable: {path!r} must be a Python module (.py)"
-    return None
-
-
-def _kind(root, path):
-    """None when `root`/`path` is a regular file reached through no link; else what it is instead."""
-    here, parts = Path(root), PurePosixPath(path).parts
-    for depth, part in enumerate(parts, 1):
-        here = here / part
-        try:
-            mode = os.lstat(here).st_mode
-        except OSError:
-            return "does not exist"
-        if stat.S_ISLNK(mode):
-            return "is a link" if depth == len(parts) else f"is under a link ({'/'.join(parts[:depth])})"
-    return None if stat.S_ISREG(mode) else "is not a regular file"
-
-
-def _odd_entry(repo, links_inside=False):
-    """The first link or special file anywhere in the repository, as a problem, or None.
-    With `links_inside`, a link that resolves inside the repository is no problem."""
-    real = os.path.realpath(repo)
-    for here, folders, files in os.walk(repo):
-        for name in folders + files:
-            try:
-                mode = os.lstat(os.path.join(here, name)).st_mode
-            except OSError:
-                continue  # gone while we looked: nothing to copy
-            if links_inside and stat.S_ISLNK(mode) and Path(
-                    os.path.realpath(os.path.join(here, name))).is_relative_to(real):
-                continue
-            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                where = Path(here, name).relative_to(repo).as_posix()
-                return f"repo: {where} is {'a link' if stat.S_ISLNK(mode) else 'a special file'}; " \
-                       "a task's repository may hold only files and folders"
-    return None
 
 
 def fresh_copy(task, folder):
@@ -187,7 +90,7 @@ def fresh_copy(task, folder):
     that leads out of the copy (for a task that `keeps_links`), is then refused."""
     copy = Path(shutil.copytree(task.repo, Path(folder) / "repo", symlinks=True,
                                 ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")))
-    problem = _odd_entry(copy, links_inside=task.keeps_links)
+    problem = odd_entry(copy, links_inside=task.keeps_links)
     if problem:
         raise ValueError(f"task {task.name!r}: {problem}")
     for here, folders, files in os.walk(copy):
