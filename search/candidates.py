@@ -29,14 +29,14 @@ TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "timed_out", "sandbox"
 
 
 class CancelChecks:
-    """The `cancel` a candidate's loop asks: yes once the search is over. It counts the times it
-    said no, so a replay can call the run off at the very same check."""
+    """The `cancel` a candidate's loop asks: yes once the search is over (or interrupted). It
+    counts the times it said no, so a replay can call the run off at the very same check."""
 
-    def __init__(self, over):
-        self.over, self.said_no = over, 0
+    def __init__(self, *events):
+        self.events, self.said_no = events, 0
 
     def __call__(self):
-        if self.over.is_set():
+        if any(event.is_set() for event in self.events):
             return True
         self.said_no += 1
         return False
@@ -60,7 +60,11 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
         return found
 
     with ThreadPoolExecutor(settings.candidates, thread_name_prefix="candidate") as pool:
-        ran = [found for found in pool.map(one, range(1, settings.candidates + 1)) if found]
+        try:
+            ran = [found for found in pool.map(one, range(1, settings.candidates + 1)) if found]
+        except BaseException:  # Ctrl-C, SIGTERM: no candidate starts, running ones stop at their next check
+            search.stopping.set()
+            raise
     if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
         return None, None
     return _body(task, settings, prompt, sample, start_tests, first, ran, all_candidates, search.named)
@@ -77,13 +81,15 @@ class Search:
         self.folder, self.prompt, self.start_tests = folder, prompt, start_tests
         self.all_candidates, self.sandbox_mode = all_candidates, sandbox_mode
         self.over, self.named = threading.Event(), []  # a candidate passed; the servers that failed
+        self.stopping = threading.Event()  # the whole search was interrupted (Ctrl-C, SIGTERM)
         self.started, self.turn = 0, threading.Condition()
 
     def candidate(self, index):
         """(candidate record, its tools) for one trajectory, or None when it never started. A
         run lost to its server is tried again on another; when none is left, the loss is its
         result. The slot is held until its tests have run, so a pass stops the next one starting."""
-        skip = (lambda: False) if self.all_candidates else self.over.is_set
+        def skip():
+            return self.stopping.is_set() or (self.over.is_set() and not self.all_candidates)
         lost = None
         with self.turn:
             self.turn.wait_for(lambda: self.started >= index - 1)
@@ -111,7 +117,7 @@ class Search:
         chat, seed = self.chat_for(index, url)
         tools = RepoTools(fresh_copy(self.task, self.folder / f"candidate-{index}-{tries}"), task=self.task,
                           sandbox_mode=self.sandbox_mode)
-        checks = CancelChecks(self.over)
+        checks = CancelChecks(self.over, self.stopping)
         run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks)
         record = {"index": index, "seed": seed, "server": url, **run}
         if lost_to_server(run["stop"]):
@@ -121,6 +127,8 @@ class Search:
         self.servers.answered(url)
         if run["stop"]["reason"] == "cancelled":
             record["cancelled_after_checks"] = checks.said_no
+        if self.stopping.is_set():  # interrupted: the attempt is dropped, no more test runs
+            return record, tools
         tests = tools.run_tests()
         record.update({**_changed(tools), "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}})
         if eligible(record, self.task.editable) and not self.all_candidates:

@@ -8,6 +8,7 @@ candidate in the recording, and a replay (real and served) that re-makes the sam
 """
 import json
 import threading
+import time
 
 import pytest
 
@@ -203,3 +204,29 @@ def test_one_lost_run_is_the_moments_two_in_a_row_are_the_servers(tmp_path):
     assert servers.lost("http://a", "refused") is True and servers.working() == ["http://b"]
     assert servers.lost("http://a", "refused") is False  # named once: only the first to mark it says so
     assert servers.failures() == {"http://a": "refused"}
+
+
+class Interrupted(BaseException):
+    """What Ctrl-C or SIGTERM raises in the main thread (KeyboardInterrupt itself would end pytest)."""
+
+
+def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp_path):
+    import os
+    import signal
+    waiting = threading.Event()
+
+    def interrupt(*_):
+        raise Interrupted
+    # Candidate 1 streams one chunk, then waits mid-turn while the main thread is interrupted.
+    slow = [text("Let me think"), lambda: (waiting.set(), time.sleep(1.0)), text(" more"), done()]
+    chats = {1: ScriptedChat(slow, [text("done"), done()]), 2: ScriptedChat(*turns_of(FIX))}
+    previous = signal.signal(signal.SIGUSR1, interrupt)
+    try:
+        threading.Thread(target=lambda: (waiting.wait(30), os.kill(os.getpid(), signal.SIGUSR1)), daemon=True).start()
+        with pytest.raises(Interrupted):
+            run_search(load_task("path_rules"), LoopSettings(max_turns=2, candidates=2), lambda i, url: (chats[i], i),
+                       Servers(["http://one"], 1, tmp_path / "slots"), folder=tmp_path / "copies")
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert chats[1].closed_streams == 1 and chats[1].remaining_turns == 1  # stopped at its next check
+    assert chats[2].requests == []  # never started
