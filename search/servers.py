@@ -20,8 +20,8 @@ from pathlib import Path
 
 WAIT_SECONDS = 0.2  # between looks for a free slot: a turn of a model takes seconds, not less
 # Runs a server may lose in a row before it counts as failed. One loss can be the moment's (a
-# server that ran out of context under several users' requests answers the next one); a second,
-# with nothing answered between, is the server.
+# dropped connection, a server busy restarting answers the next one); a second, with nothing
+# answered between, is the server.
 LOSSES_IN_A_ROW = 2
 
 
@@ -30,7 +30,19 @@ def lost_to_server(stop):
     The adapters turn every failure of the server or the connection into ModelUnavailable;
     anything else that stopped the stream would happen again on every retry, so it is the run's
     result."""
-    return stop.get("reason") == "model_error" and str(stop.get("error", "")).startswith("ModelUnavailable")
+    error = str(stop.get("error", ""))
+    return stop.get("reason") == "model_error" and error.startswith("ModelUnavailable") and not too_long(error)
+
+
+# How servers say that one request does not fit the context (llama-server; OpenAI and vLLM). That
+# is the run's own result, not the server's health: the same run sent again is too long again (a
+# real search lost its only server so, and the candidates after it never ran).
+TOO_LONG = ("exceeds the available context size", "maximum context length", "context_length_exceeded")
+
+
+def too_long(error):
+    """Did the server refuse the request as longer than its context?"""
+    return any(words in error for words in TOO_LONG)
 
 
 class Servers:

@@ -196,6 +196,26 @@ def test_a_server_down_at_the_start_is_named_and_left_out(tmp_path, capsys):
     assert attempt["server"]["url"] == up.url and attempt["verdict"] == "not repaired"
 
 
+def test_a_request_too_long_for_the_context_is_the_candidates_result_and_the_search_goes_on(tmp_path):
+    """llama-server answers 400 to a request longer than a slot's context. Sent again it is too long
+    again: that is the candidate's own result (its tests run on its copy), never a lost server, so
+    two such candidates in a row do not stop the candidates after them (measured: the only server
+    counted as failed, and three of eight candidates never ran)."""
+    from local_model import ModelUnavailable
+    too_long = ("the server at http://one answered 400: 'request (8956 tokens) exceeds the available "
+                "context size (8192 tokens), try increasing it'")
+    scripts = {1: lambda: ScriptedChat(ModelUnavailable(too_long)), 2: lambda: ScriptedChat(ModelUnavailable(too_long)),
+               3: lambda: ScriptedChat(*turns_of(FIX))}
+    servers = Servers(["http://one"], 1, tmp_path / "slots")
+    settings = LoopSettings(max_turns=2, check_edits=True, candidates=3)
+    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (scripts[i](), i), servers,
+                         folder=tmp_path / "copies")
+    assert servers.working() == ["http://one"] and body["search"]["servers_failed"] == []
+    assert [c["stop"]["reason"] for c in body["candidates"]] == ["model_error", "model_error", "tests_passed"]
+    assert all("tests" in c for c in body["candidates"]) and body["search"]["ran"] == 3
+    assert body["verdict"] == "repaired" and body["search"]["chosen"] == 3
+
+
 def test_one_lost_run_is_the_moments_two_in_a_row_are_the_servers(tmp_path):
     servers = Servers(["http://a", "http://b"], 1, tmp_path / "slots")
     assert servers.lost("http://a", "context exceeded") is False and servers.working() == ["http://a", "http://b"]
