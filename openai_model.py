@@ -19,7 +19,7 @@ import httpx2  # the SDK's own HTTP library: its transport, and telling a connec
 import openai
 
 from loop.tool_checks import quoted, quoted_list
-from models.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in
+from models.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in, unavailable
 from models.openai_stream import Turn, field, to_openai_messages  # noqa: F401 - to_openai_messages is this adapter's too
 
 # The Ollama option names the harness uses, with the defaults LocalModel uses.
@@ -88,7 +88,7 @@ class OpenAIModel:
             self.streamed.update(turn.streamed(position))
             yield turn.done()
         except FAILURES as error:
-            raise ModelUnavailable(self.explain(error, streaming=stream is not None)) from error
+            raise unavailable(self.explain(error, streaming=stream is not None)) from error
         finally:
             if stream is not None:
                 stream.close()

@@ -1,7 +1,8 @@
 """What both model adapters share: the one error a CLI reports, and a deadline on every request.
 
 `ModelUnavailable` is what local_model.py and openai_model.py raise for anything that stops a
-model from answering, with one sentence saying what to do. `DeadlineTransport` is an HTTP
+model from answering, with one sentence saying what to do. (`unavailable(message)` makes it a
+`RequestTooLong` when the server said the request does not fit its context.) `DeadlineTransport` is an HTTP
 transport for both SDKs (httpx under ollama's, httpx2 under openai's) that ends a request at
 the run's deadline, whatever the server sends or does not send.
 
@@ -41,6 +42,21 @@ class ModelUnavailable(Exception):
 
 class DeadlinePassed(ModelUnavailable):
     """The run's deadline came while a request was still open."""
+
+
+class RequestTooLong(ModelUnavailable):
+    """The server refused the request as longer than its context. Recorded under its own name,
+    it is the run's result (search/servers.py:lost_to_server): sent again, or to another server
+    of the same context, the same run is too long again."""
+
+
+# How servers say so (llama-server; OpenAI and vLLM).
+TOO_LONG = ("exceeds the available context size", "maximum context length", "context_length_exceeded")
+
+
+def unavailable(message):
+    """The error for `message`: RequestTooLong when a server said the request does not fit."""
+    return (RequestTooLong if any(words in message for words in TOO_LONG) else ModelUnavailable)(message)
 
 
 def deadline_in(seconds):

@@ -29,20 +29,9 @@ def lost_to_server(stop):
     """Was the run lost to the server (down, gone, the model missing), not failed by the model?
     The adapters turn every failure of the server or the connection into ModelUnavailable;
     anything else that stopped the stream would happen again on every retry, so it is the run's
-    result."""
-    error = str(stop.get("error", ""))
-    return stop.get("reason") == "model_error" and error.startswith("ModelUnavailable") and not too_long(error)
-
-
-# How servers say that one request does not fit the context (llama-server; OpenAI and vLLM). That
-# is the run's own result, not the server's health: the same run sent again is too long again (a
-# real search lost its only server so, and the candidates after it never ran).
-TOO_LONG = ("exceeds the available context size", "maximum context length", "context_length_exceeded")
-
-
-def too_long(error):
-    """Did the server refuse the request as longer than its context?"""
-    return any(words in error for words in TOO_LONG)
+    result (so are the adapters' own kinds, recorded under their names: DeadlinePassed, and
+    RequestTooLong, a request longer than the server's context)."""
+    return stop.get("reason") == "model_error" and str(stop.get("error", "")).startswith("ModelUnavailable")
 
 
 class Servers:

@@ -350,6 +350,17 @@ def test_server_failures_are_one_sentence(fake_openai, turn, advice):
     assert "\n" not in str(caught.value) and fake_openai.url in str(caught.value)
 
 
+def test_a_request_too_long_for_the_servers_context_is_the_runs_own_result(fake_openai, tools):
+    """llama-server's 400 for a request longer than a slot's context: the run stops model_error
+    under RequestTooLong's name, which a search never counts as a lost server."""
+    from search.servers import lost_to_server
+    fake_openai.play(HttpError(400, "request (8956 tokens) exceeds the available context size (8192 tokens), "
+                                    "try increasing it"))
+    events = run_loop(fake_openai, tools)
+    assert events[-1]["reason"] == "model_error" and events[-1]["error"].startswith("RequestTooLong: ")
+    assert not lost_to_server(events[-1])
+
+
 def test_a_dropped_stream_through_the_loop_keeps_the_text_and_stops_with_model_error(fake_openai, tools):
     fake_openai.play([delta(content="I will"), Drop()])
     events = run_loop(fake_openai, tools)

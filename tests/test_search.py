@@ -201,10 +201,10 @@ def test_a_request_too_long_for_the_context_is_the_candidates_result_and_the_sea
     again: that is the candidate's own result (its tests run on its copy), never a lost server, so
     two such candidates in a row do not stop the candidates after them (measured: the only server
     counted as failed, and three of eight candidates never ran)."""
-    from local_model import ModelUnavailable
+    from models.adapter_http import RequestTooLong
     too_long = ("the server at http://one answered 400: 'request (8956 tokens) exceeds the available "
                 "context size (8192 tokens), try increasing it'")
-    scripts = {1: lambda: ScriptedChat(ModelUnavailable(too_long)), 2: lambda: ScriptedChat(ModelUnavailable(too_long)),
+    scripts = {1: lambda: ScriptedChat(RequestTooLong(too_long)), 2: lambda: ScriptedChat(RequestTooLong(too_long)),
                3: lambda: ScriptedChat(*turns_of(FIX))}
     servers = Servers(["http://one"], 1, tmp_path / "slots")
     settings = LoopSettings(max_turns=2, check_edits=True, candidates=3)
