@@ -25,6 +25,7 @@ from pathlib import Path
 from agent_loop import agent_events
 from fixing.task import recorded_task
 from repo_tools import RepoTools
+from runs import ctrl_c
 from runs.printer import OneLineParser, clean, fail, run_cli
 from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
@@ -157,7 +158,10 @@ def main(argv=None):
     if not args.served and sandbox.detect()[1]:
         print(f"warning: {sandbox.detect()[1]}", file=sys.stderr)  # once, not per recording
     try:
-        rows = [_replay_one(path, args.served, args.tasks_dir) for path in paths]
+        rows = []
+        for path in paths:
+            ctrl_c.check()  # a Ctrl-C dropped on its way (runs/ctrl_c.py) stops before the next recording
+            rows.append(_replay_one(path, args.served, args.tasks_dir))
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

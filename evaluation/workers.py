@@ -24,6 +24,7 @@ import tempfile
 from contextlib import contextmanager
 from multiprocessing.connection import wait
 
+from runs import ctrl_c
 from workspace.files import remove_tree
 
 GRACE_SECONDS = 5  # what a worker gets to close its stream and kill its tests before SIGKILL
@@ -116,6 +117,7 @@ def stop_on_sigterm():
     """SIGTERM ends this process the way Ctrl-C does (a KeyboardInterrupt), so both stop the
     workers and keep what finished."""
     def interrupt(*_):
+        ctrl_c.pressed.set()  # remembered as a Ctrl-C is: one dropped on its way still stops the run
         raise KeyboardInterrupt
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
@@ -140,6 +142,7 @@ def run_in_workers(jobs, function, items, on_done):
     pending, idle, busy = list(items), [], []
     try:
         while pending or busy:
+            ctrl_c.check()  # a Ctrl-C dropped while a worker was being started (runs/ctrl_c.py)
             idle = [worker for worker in idle if worker.process.is_alive()]  # one may have been killed idle
             while pending and (idle or len(busy) < jobs):
                 worker = idle.pop() if idle else _Worker(context, function)

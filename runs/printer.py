@@ -13,6 +13,8 @@ import os
 import re
 import sys
 
+from runs import ctrl_c
+
 PREVIEW = 100  # characters of arguments or of an unknown result shown on a line
 # C0 and C1 controls, DEL, bidi overrides, line separators and lone surrogates.
 UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -153,7 +155,9 @@ def fail(message):
 
 
 def run_cli(main):
-    """Run a CLI's `main` and exit with its code; a closed pipe (`| head`) ends it quietly."""
+    """Run a CLI's `main` and exit with its code; a closed pipe (`| head`) ends it quietly, and
+    a Ctrl-C is never lost on its way (runs/ctrl_c.py)."""
+    ctrl_c.remember()
     try:
         code = main()
         sys.stdout.flush()

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
+from runs import ctrl_c
 from runs.recording_check import check_recording
 from workspace.files import snapshot, write_atomic
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
@@ -112,6 +113,7 @@ def record_loop(chat, tools, settings, prompt, start_tests, *, on_event=None, ca
         chat = chat.with_deadline(settings.deadline)
     recorder, events, tool_s = Recorder(chat), [], []
     for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests, cancel=cancel):
+        ctrl_c.check()  # a Ctrl-C dropped during a test run's fork stops the run here (closing its stream)
         if event["type"] == "tool_start":
             tool_started = time.perf_counter()
         elif event["type"] == "tool_result":

@@ -230,15 +230,23 @@ class Interrupted(BaseException):
     """What Ctrl-C or SIGTERM raises in the main thread (KeyboardInterrupt itself would end pytest)."""
 
 
-def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp_path):
+def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp_path, monkeypatch):
     import os
     import signal
-    waiting = threading.Event()
+    from search import candidates
+    waiting, searches = threading.Event(), []
+
+    class Watched(candidates.Search):  # the real Search, kept in reach so the test can wait on it
+        def __init__(self, *args):
+            super().__init__(*args)
+            searches.append(self)
+    monkeypatch.setattr(candidates, "Search", Watched)
 
     def interrupt(*_):
         raise Interrupted
-    # Candidate 1 streams one chunk, then waits mid-turn while the main thread is interrupted.
-    slow = [text("Let me think"), lambda: (waiting.set(), time.sleep(1.0)), text(" more"), done()]
+    # Candidate 1 streams one chunk, then waits mid-turn until the interrupted main thread has
+    # called the search off (not a fixed sleep: on a busy machine the signal came later than that).
+    slow = [text("Let me think"), lambda: (waiting.set(), searches[0].stopping.wait(30)), text(" more"), done()]
     chats = {1: ScriptedChat(slow, [text("done"), done()]), 2: ScriptedChat(*turns_of(FIX))}
     previous = signal.signal(signal.SIGUSR1, interrupt)
     try:
