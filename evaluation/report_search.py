@@ -60,7 +60,7 @@ def render_coverage(summary):
                     for (x, y), (n, rate) in zip(xy, points))
     axes = (f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" stroke="#999"/>'
             f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#999"/>'
-            f'<text x="{WIDTH / 2}" y="{HEIGHT - 6}" text-anchor="middle" font-size="12">candidates per attempt</text>'
+            f'<text x="{WIDTH / 2}" y="{HEIGHT - 6}" text-anchor="middle" font-size="12">candidates per task (its attempts pooled)</text>'
             f'<text x="12" y="{HEIGHT / 2}" font-size="12" transform="rotate(-90 12 {HEIGHT / 2})" '
             f'text-anchor="middle">pass@1</text>')
     table = "".join(f"<tr><td>{n}</td><td>{rate:.2f}</td></tr>" for n, rate in points)

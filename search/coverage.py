@@ -5,7 +5,11 @@ every one that passed its tests independently (search/candidates.py). From that,
 of a search with only n of those N candidates follows without running it again: the unbiased
 estimator 1 - C(N-c, n)/C(N, n) over the attempt's c repairing candidates, the same estimator as
 pass@k (Chen et al. 2021), so the curve does not depend on which candidates happened to come
-first. `coverage(attempts)` averages it over the attempts, for n = 1, 2, 4, ... up to N.
+first. Attempts of the same task are pooled: with `--attempts k`, each attempt's candidates get
+their own seeds (run (k-1)·N + i), so k attempts of N candidates are k·N draws of the same search,
+and the curve reaches n = k·N (the way to measure eight candidates a task as two attempts of four,
+each of which is also a search of its own). `coverage(attempts)` averages over the tasks, for
+n = 1, 2, 4, ... up to the most candidates any task has.
 
 What this file deliberately is not: a search (it reads finished attempts) or a chart (the
 report draws it).
@@ -40,9 +44,16 @@ def pass_at(n, total, repaired):
 
 
 def coverage(attempts):
-    """{n: mean pass rate over the coverage attempts} for n = 1, 2, 4, ..., or {} when no attempt
-    ran every candidate. An attempt with fewer candidates than n counts all it has."""
-    counted = [found for a in attempts if "infra_failure" not in a and (found := repairing(a)) and found[0] > 0]
+    """{n: mean pass rate over the tasks} for n = 1, 2, 4, ..., or {} when no attempt ran every
+    candidate. A task's coverage attempts are pooled; a task with fewer candidates than n counts
+    all it has."""
+    pooled = {}
+    for attempt in attempts:
+        found = repairing(attempt) if "infra_failure" not in attempt else None
+        if found and found[0] > 0:
+            total, repaired = pooled.get(str(attempt.get("task_name")), (0, 0))
+            pooled[str(attempt.get("task_name"))] = (total + found[0], repaired + found[1])
+    counted = list(pooled.values())
     if not counted:
         return {}
     most = max(total for total, _ in counted)

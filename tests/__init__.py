@@ -13,7 +13,7 @@ root), in the order of the rooms it tests:
   test_openai_model.py, test_model_choice.py.
 - recordings and command lines (runs/, record_run.py, replay.py): test_record_run.py,
   test_replay.py, test_printer.py, test_ctrl_c.py.
-- search/: test_search.py.
+- search/: test_search.py, test_coverage.py.
 - evaluation/: test_evaluate.py, test_evaluate_trust.py, test_report.py, test_report_attempt.py.
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
