@@ -116,10 +116,8 @@ def _how(exitcode):
 def stop_on_sigterm():
     """SIGTERM ends this process the way Ctrl-C does (a KeyboardInterrupt), so both stop the
     workers and keep what finished."""
-    def interrupt(*_):
-        ctrl_c.pressed.set()  # remembered as a Ctrl-C is: one dropped on its way still stops the run
-        raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    # Ctrl-C's own handler: remembered as a press is, so one dropped on its way still stops the run.
+    previous = signal.signal(signal.SIGTERM, ctrl_c.remember_and_interrupt)
     try:
         yield
     finally:

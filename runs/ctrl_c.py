@@ -8,9 +8,9 @@ command goes on as if never told. Every test run forks, so this is not rare: rep
 press (`pressed`), and the loops that run for long (each recording replayed, each event of a
 run) call `check()`, which raises the KeyboardInterrupt again where it cannot be dropped.
 
-What this file deliberately is not: SIGTERM handling (evaluation/workers.py:stop_on_sigterm
-turns SIGTERM into the same KeyboardInterrupt) or a place that decides what a command prints
-when interrupted (each command's own `main` does).
+What this file deliberately is not: the place that decides when SIGTERM counts as a Ctrl-C
+(evaluation/workers.py:stop_on_sigterm installs the same handler for it) or what a command
+prints when interrupted (each command's own `main` does).
 """
 import signal
 import threading
@@ -18,7 +18,8 @@ import threading
 pressed = threading.Event()  # set by the handler; read from any thread (a search's candidates)
 
 
-def _remember_and_interrupt(signum, frame):
+def remember_and_interrupt(signum, frame):
+    """The handler: the press is remembered, then interrupts the main thread as Ctrl-C does."""
     pressed.set()
     raise KeyboardInterrupt
 
@@ -27,7 +28,7 @@ def remember():
     """Install the remembering handler for Ctrl-C, unless Ctrl-C is ignored (a background job,
     nohup) or already handled otherwise: those stay as they are."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _remember_and_interrupt)
+        signal.signal(signal.SIGINT, remember_and_interrupt)
 
 
 def check():

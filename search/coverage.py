@@ -51,8 +51,9 @@ def coverage(attempts):
     for attempt in attempts:
         found = repairing(attempt) if "infra_failure" not in attempt else None
         if found and found[0] > 0:
-            total, repaired = pooled.get(str(attempt.get("task_name")), (0, 0))
-            pooled[str(attempt.get("task_name"))] = (total + found[0], repaired + found[1])
+            task = str(attempt.get("task_name"))
+            total, repaired = pooled.get(task, (0, 0))
+            pooled[task] = (total + found[0], repaired + found[1])
     counted = list(pooled.values())
     if not counted:
         return {}
