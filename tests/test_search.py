@@ -130,13 +130,15 @@ def test_a_doctored_choice_is_named_by_the_replay(tmp_path):
 
 def test_a_server_that_loses_two_runs_in_a_row_is_named_once_and_its_candidate_runs_on_another(tmp_path):
     from local_model import ModelUnavailable
-    # Two losses in a row: the first could be the moment's, the second is the server.
-    chats = {("http://down", 1): ScriptedChat(*[ModelUnavailable("cannot reach http://down")] * 2),
-             ("http://up", 1): ScriptedChat(*turns_of(FIX))}
+    # Two losses in a row: the first could be the moment's, the second is the server. The down
+    # server loses every run sent to it, whichever candidate the scheduling sends there first.
+    def chat_for(index, url):
+        if url == "http://down":
+            return ScriptedChat(ModelUnavailable("cannot reach http://down")), index
+        return (ScriptedChat(*turns_of(FIX)) if index == 1 else ScriptedChat()), index
     servers = Servers(["http://down", "http://up"], 1, tmp_path / "slots")
     settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
-    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats.get((url, i), ScriptedChat()), i),
-                         servers, folder=tmp_path / "copies")
+    body, _ = run_search(load_task("path_rules"), settings, chat_for, servers, folder=tmp_path / "copies")
     assert body["search"]["servers_failed"] == [{"url": "http://down", "error": "ModelUnavailable: cannot reach http://down"}]
     assert servers.working() == ["http://up"]
     assert body["verdict"] == "repaired" and body["candidates"][0]["server"] == "http://up"
