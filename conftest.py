@@ -11,6 +11,11 @@ from runs.recording import fresh_sample
 
 
 def pytest_configure(config):
+    _declare_markers(config)
+    _share_bytecode(config)
+
+
+def _share_bytecode(config):
     """The suite starts dozens of Python processes (the command lines it tests, evaluate.py's
     workers, pytest-xdist's), and each compiles every module it imports unless its bytecode is
     cached. A shell that says not to write bytecode (PYTHONDONTWRITEBYTECODE: no __pycache__ in
@@ -29,6 +34,41 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     if getattr(config, "coding_loop_pycache", None):
         shutil.rmtree(config.coding_loop_pycache, ignore_errors=True)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--every-run-real", action="store_true",
+                     help="run every sandboxed pytest run for real (no run answered from testing/pytest_memo.py)")
+
+
+def _declare_markers(config):
+    config.addinivalue_line("markers", "real_pytest_runs: every sandboxed pytest run of this test is run for "
+                            "real (a test about what a run does: the sandbox, the limits, the timeout)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pytest_memo(request, tmp_path_factory):
+    """Each different sandboxed pytest run once per session, the repeats answered from it
+    (testing/pytest_memo.py says what a run is a function of). Shared by every worker."""
+    from testing.pytest_memo import PytestMemo
+    from workspace import pytest_run
+    if request.config.getoption("--every-run-real"):
+        yield None
+        return
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, above each worker's
+    memo = PytestMemo(shared / "pytest-memo", pytest_run.run_bounded)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pytest_run, "run_bounded", memo.run_bounded)
+        yield memo
+
+
+@pytest.fixture(autouse=True)
+def _real_pytest_runs(request, _pytest_memo, monkeypatch):
+    """A test marked real_pytest_runs gets every run real."""
+    if _pytest_memo is not None and request.node.get_closest_marker("real_pytest_runs"):
+        from workspace import pytest_run
+        monkeypatch.setattr(pytest_run, "run_bounded", _pytest_memo.real)
 
 
 @pytest.fixture

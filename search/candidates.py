@@ -63,7 +63,7 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
         try:
             ran = [found for found in pool.map(one, range(1, settings.candidates + 1)) if found]
         except BaseException:  # Ctrl-C, SIGTERM: no candidate starts, running ones stop at their next check
-            search.stopping.set()
+            search.call_off()
             raise
     if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
         return None, None
@@ -82,7 +82,15 @@ class Search:
         self.all_candidates, self.sandbox_mode = all_candidates, sandbox_mode
         self.over, self.named = threading.Event(), []  # a candidate passed; the servers that failed
         self.stopping = threading.Event()  # the whole search was interrupted (Ctrl-C, SIGTERM)
-        self.started, self.turn = 0, threading.Condition()
+        self.started, self.running, self.turn = 0, 0, threading.Condition()
+
+    def call_off(self):
+        """The search was interrupted: no candidate starts, and this returns once the running ones
+        have stopped at their next check. It counts them itself: the pool's own shutdown does not
+        wait for a thread whose start a Ctrl-C interrupted, though that thread runs (seen under load)."""
+        self.stopping.set()
+        with self.turn:
+            self.turn.wait_for(lambda: self.running == 0)
 
     def candidate(self, index):
         """(candidate record, its tools) for one trajectory, or None when it never started. A
@@ -92,6 +100,7 @@ class Search:
             return self.stopping.is_set() or (self.over.is_set() and not self.all_candidates)
         lost = None
         with self.turn:
+            self.running += 1
             self.turn.wait_for(lambda: self.started >= index - 1)
         try:
             for tries in range(1, len(self.servers.urls) + LOSSES_IN_A_ROW):
@@ -105,11 +114,11 @@ class Search:
                 lost = record, tools
             return lost
         finally:
-            self._started(index)
+            self._started(index, ended=True)
 
-    def _started(self, index):
+    def _started(self, index, ended=False):
         with self.turn:
-            self.started = max(self.started, index)
+            self.started, self.running = max(self.started, index), self.running - ended
             self.turn.notify_all()
 
     def _run(self, index, tries, url):

@@ -7,7 +7,9 @@
 - fake_ollama.py: a loopback server that speaks Ollama's NDJSON chat stream.
 - fake_openai.py: a loopback server that speaks the Chat Completions SSE stream.
 - make_recordings.py: writes the scripted recordings with the real recorder and fake_ollama.
+- pytest_memo.py: the test suite's memory of sandboxed pytest runs: a run of the same bytes is
+  run once per session (conftest.py installs it; `--every-run-real` turns it off).
 
 What this folder deliberately is not: a model, or anything product code imports (only the
-tests, make_recordings.py and the scripts under measurements/ use it).
+tests, conftest.py, make_recordings.py and the scripts under measurements/ use it).
 """

@@ -19,7 +19,8 @@ root), in the order of the rooms it tests:
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
   test_fix_real_repos.py.
 - the house itself: test_layers.py (layers, doors, entry points), test_entry_points.py,
-  test_tutorial.py (TUTORIAL.md and README.md stay true).
+  test_tutorial.py (TUTORIAL.md and README.md stay true); and the suite's own memory of pytest
+  runs (testing/pytest_memo.py): test_pytest_memo.py.
 
 No test file imports another test file.
 

@@ -2,8 +2,8 @@
 
 Python drops the KeyboardInterrupt a signal raises while one of its own hooks runs (logging's
 lock release after every fork); replay.py once exited 0 after a Ctrl-C that way. The first test
-makes that drop happen on purpose and shows the remembered press still stops the command; the
-others show each long loop (the recordings of a replay, the events of a run, evaluate's pool)
+makes that drop happen on purpose and shows the remembered press still stops the command, and
+that nothing of the drop reaches the terminal (Python would print a traceback); the others show each long loop (the recordings of a replay, the events of a run, evaluate's pool)
 looks at a remembered press before its next piece of work.
 """
 import subprocess
@@ -21,6 +21,8 @@ from runs import ctrl_c
 from runs.recording import record_loop
 from testing.scripted import ScriptedChat, done, text
 from workspace.task_catalog import fresh_copy, load_task
+
+pytestmark = pytest.mark.real_pytest_runs  # a Ctrl-C lands during a real run's fork
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -55,11 +57,29 @@ def no_press_left_over():
 
 
 @pytest.mark.parametrize("remember, last_line", [(False, "went on after the check"), (True, "interrupted")])
-def test_a_ctrl_c_python_drops_during_a_fork_is_still_obeyed_once_remembered(remember, last_line):
+def test_a_ctrl_c_python_drops_during_a_fork_is_still_obeyed_once_remembered_and_never_printed(remember, last_line):
     script = DROPPED_DURING_A_FORK.format(here=str(HERE), remember=remember)
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert "Exception ignored" in ran.stderr and "KeyboardInterrupt" in ran.stderr  # Python dropped it
-    assert ran.stdout.splitlines() == ["went on after the fork", last_line]
+    assert ran.stdout.splitlines() == ["went on after the fork", last_line]  # Python dropped it
+    # Unremembered, Python prints what it dropped, a traceback; remembered, nothing reaches the terminal.
+    assert ("Exception ignored" in ran.stderr and "Traceback" in ran.stderr) == (not remember)
+    assert ran.stderr == "" or not remember
+
+
+def test_what_python_cannot_raise_is_still_printed_unless_it_is_a_remembered_press(capsys):
+    class Noisy:
+        def __del__(self):
+            raise ValueError("a destructor's own error")
+    previous = sys.unraisablehook
+    try:
+        sys.unraisablehook = ctrl_c.quiet_when_remembered
+        Noisy()  # dropped at once: its error is not a press, so it is printed as Python prints it
+        ctrl_c.pressed.set()
+        ctrl_c.quiet_when_remembered(type("Unraisable", (), {"exc_value": KeyboardInterrupt()})())
+    finally:
+        sys.unraisablehook = previous
+    err = capsys.readouterr().err
+    assert "a destructor's own error" in err and "KeyboardInterrupt" not in err
 
 
 def test_a_remembered_ctrl_c_stops_a_run_at_its_next_event_and_closes_the_stream(tmp_path):

@@ -16,6 +16,8 @@ from workspace import sandbox
 from workspace.pytest_run import OUTPUT_CHARS
 from workspace.task_catalog import fresh_copy, load_task, solution_edits
 
+pytestmark = pytest.mark.real_pytest_runs  # run_tests' timeout, output bounds and cleanup are what a real run does
+
 # --- schemas -----------------------------------------------------------------------------
 
 def test_schemas_are_flat_string_only_function_tools():

@@ -31,6 +31,8 @@ from workspace import sandbox
 from workspace.task_catalog import fresh_copy, load_task, solution_edits
 from workspace.verdict import judge, verdict
 
+pytestmark = pytest.mark.real_pytest_runs  # the verdict's own runs, after tested code that fights back, are real
+
 # The sample's start run, constructed once here so each attack costs one run fewer;
 # test_the_real_fix_is_repaired_with_its_diff checks it against a real start run.
 START = {"exit_code": 1, "passed": 3, "failed": 1, "errors": 0}

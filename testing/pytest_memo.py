@@ -1,0 +1,96 @@
+"""The test suite's memory of sandboxed pytest runs: a run of the same bytes is run once.
+
+The suite starts the same few trees hundreds of times (a task's pristine copy, its solution,
+the sample): 377 sandboxed pytest runs, 123 of them different. A run is a function of what it
+is given: the tree's bytes (names, modes, contents, link targets), the command line, the
+environment, the timeout and the limits. `PytestMemo.run_bounded` stands in for
+workspace/pytest_run.run_bounded: it runs the first of each kind for real and answers the same
+kind again from that run, with the tree's path put back where the output named it.
+
+What this file deliberately is not: a cache the product uses (only conftest.py installs it,
+for one test session, in a folder the session owns), or a stand-in for pytest (every answer is
+a real run of this session, of the same bytes). A run that timed out is never kept (its
+result depends on the moment), a tree it cannot read is always run, and a test about what a
+run does (`@pytest.mark.real_pytest_runs`: the sandbox, the limits, the timeout) gets every
+run real.
+"""
+import hashlib
+import json
+import os
+import resource
+import stat
+from pathlib import Path
+
+TREE = "<tree>"  # the tree's path, in a kept run: each answer puts its own tree's path back
+
+
+def tree_digest(root):
+    """sha256 of every entry under `root` (relative name, mode, bytes or link target), or None
+    when one cannot be read (a test made it unreadable: that run is always run for real)."""
+    digest = hashlib.sha256()
+    try:
+        for folder, names, files in os.walk(root):
+            names.sort()
+            for name in sorted(names + files):
+                path = os.path.join(folder, name)
+                info = os.lstat(path)
+                digest.update(f"\0{os.path.relpath(path, root)}\0{info.st_mode:o}\0".encode())
+                if stat.S_ISLNK(info.st_mode):
+                    digest.update(os.readlink(path).encode())
+                elif stat.S_ISREG(info.st_mode):
+                    digest.update(Path(path).read_bytes())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+class PytestMemo:
+    """Runs kept as files in `folder`, shared by every worker of one session."""
+
+    def __init__(self, folder, real_run_bounded):
+        self.folder, self.real = Path(folder), real_run_bounded
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.answered = self.ran = 0
+
+    def run_bounded(self, command, cwd, env, timeout, limits):
+        key = self.key(command, cwd, env, timeout, limits)
+        kept = self._kept(key)
+        if kept is not None:
+            self.answered += 1
+            return kept["exit_code"], kept["output"].replace(TREE, str(cwd)), kept["dropped"], False
+        self.ran += 1
+        exit_code, output, dropped, timed_out = self.real(command, cwd, env, timeout, limits)
+        if key is not None and not timed_out:
+            self._keep(key, {"exit_code": exit_code, "output": output.replace(str(cwd), TREE), "dropped": dropped})
+        return exit_code, output, dropped, timed_out
+
+    def key(self, command, cwd, env, timeout, limits):
+        """What the run is a function of, as one digest; None when the tree cannot be read."""
+        tree = tree_digest(cwd)
+        if tree is None:
+            return None
+        where = str(cwd)
+        # The sandbox's command line names the tree and the folder it sits in (sandbox.py).
+        def placed(text):
+            return text.replace(where, TREE).replace(os.path.dirname(where), TREE + "/..")
+        # The process allowance is counted from the processes running at the moment (sandbox.py),
+        # so it differs from run to run of the same tree: it is left out.
+        fixed = [(kind, value) for kind, value in limits if kind != resource.RLIMIT_NPROC]
+        given = [[placed(part) for part in map(str, command)],
+                 sorted((name, placed(str(value))) for name, value in env.items()),
+                 timeout, fixed, tree]
+        return hashlib.sha256(json.dumps(given).encode()).hexdigest()
+
+    def _kept(self, key):
+        if key is None:
+            return None
+        try:
+            return json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _keep(self, key, run):
+        # Written whole, then renamed: a worker reading at the same moment sees all of it or none.
+        partial = self.folder / f"{key}.{os.getpid()}.partial"
+        partial.write_text(json.dumps(run), encoding="utf-8")
+        os.replace(partial, self.folder / f"{key}.json")
