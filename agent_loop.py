@@ -47,6 +47,8 @@ class LoopSettings:
     unchanged_edits: str = "apart"  # turns that only write code back unchanged: counted "apart", or "malformed"
     check_edits: bool = False       # after a turn that edits, run the tests: green ends the run ("tests_passed")
     candidates: int = 1             # trajectories per attempt, chosen by the tests (search/); 1: one run
+    answer_hint: str = None         # "preload": the last line of the first message and of each correction
+    #                                 (how to answer); None: the harness's own line for the form it reads
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple

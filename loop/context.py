@@ -53,16 +53,17 @@ def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True
     return preload(task, start_tests, read, budget, blocks=blocks, prompt=prompt, tool_edits=tool_edits)[0]
 
 
-def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True):
+def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True, hint=None):
     """(the preload message, {path: text} of the files it shows): the loop remembers what the
-    model has seen, so reading an unchanged file again costs a few tokens, not the file."""
+    model has seen, so reading an unchanged file again costs a few tokens, not the file.
+    `hint`: the message's last line, how to answer (None: the line for the form, `_how_to_answer`)."""
     if prompt is None:
         prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
     parts, shown = [prompt], {}
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
     parts += _file_blocks(preload_paths(task), read, budget, shown)
-    parts.append(_how_to_answer(_paths(task, "editable"), blocks, tool_edits))
+    parts.append(hint or _how_to_answer(_paths(task, "editable"), blocks, tool_edits))
     return "\n\n".join(part for part in parts if part), shown
 
 
@@ -76,7 +77,7 @@ def preload_paths(task):
     return list(dict.fromkeys(editable + readable))
 
 
-def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True):
+def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True, hint=None):
     """A correction after tests still fail: the failures, then the current text of the files the
     model changed (`changed`: their paths), and how to answer. A bare "tests still fail" was
     answered "I will continue to work on the code", three times in a row, by a real small model."""
@@ -88,7 +89,7 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
     parts += _file_blocks(paths, read, budget)
-    parts.append(_how_to_answer(paths, blocks, tool_edits))
+    parts.append(hint or _how_to_answer(paths, blocks, tool_edits))
     return "\n\n".join(part for part in parts if part)
 
 

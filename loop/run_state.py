@@ -28,7 +28,8 @@ class Run:
         if settings.context == "preload":
             task, self.seen = context.preload(tools.task, start_tests, tools.read_file, prompt=task,
                                               blocks=settings.text_edits == "run",
-                                              tool_edits="replace_text" in settings.offered_tools)
+                                              tool_edits="replace_text" in settings.offered_tools,
+                                              hint=settings.answer_hint)
         self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
 
     def shown(self, name, result):
@@ -56,7 +57,8 @@ class Run:
             return None
         return context.correction_message(result, self.changed, self.tools.read_file,
                                           blocks=self.settings.text_edits == "run",
-                                          tool_edits="replace_text" in self.settings.offered_tools)
+                                          tool_edits="replace_text" in self.settings.offered_tools,
+                                          hint=self.settings.answer_hint)
 
 
 class Budget:

@@ -6,6 +6,7 @@ in agent_loop.py holds both), or a parser of flags (runs/flags.py turns flags in
 
 
 MOST_CANDIDATES = 64  # more trajectories than any local server runs in an attempt's time
+HINT_CHARS = 2000      # the answer hint is one instruction, not a second prompt
 
 
 def _count(value):
@@ -32,6 +33,8 @@ def settings_problem(s, tool_names):
         (isinstance(s.check_edits, bool), f"check_edits must be true or false, not {s.check_edits!r}"),
         (_count(s.candidates) and 1 <= s.candidates <= MOST_CANDIDATES,
          f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {s.candidates!r}"),
+        (s.answer_hint is None or (isinstance(s.answer_hint, str) and 0 < len(s.answer_hint.strip()) <= HINT_CHARS),
+         f"answer_hint must be None or a line of at most {HINT_CHARS} characters, not {str(s.answer_hint)[:80]!r}"),
         (s.unchanged_edits in ("apart", "malformed"),
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
     ]

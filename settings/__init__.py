@@ -8,6 +8,8 @@ override one field at a time. In reading order:
 - small-model.json: what measured best on a real 1.5B model: the levers, a system prompt
   written for preloaded context and whole-file answers, the tests after each edit, and a
   search over several candidates (fix.py's default).
+- small-model-explain.json: small-model, with the answer asked for the way aider asks for it:
+  what the code does wrong, then the entire corrected file (`answer_hint`, the system prompt).
 - weak.json: a deliberately weak start for improve.py's outer loop (`--start weak`).
 - named.py: reading them: `load_settings(NAME or FILE)`, `names()`.
 

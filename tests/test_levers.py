@@ -198,3 +198,29 @@ def test_under_preload_a_refused_code_answer_is_reminded_of_the_failure(tools, w
     assert nudge.startswith("Your code was not applied") and "test_accepts_windows_separators" in nudge
     plain = run(ScriptedChat([unchanged, done()], [text("Ok."), done()]), tools, text_edits="run")
     assert "test_accepts_windows_separators" not in of_type(plain, "nudge")[0]["text"]
+
+
+# --- answer_hint ------------------------------------------------------------------------------------
+
+HINT = "Say in one sentence what the code does wrong, then give the whole corrected file."
+
+
+def test_the_answer_hint_ends_the_first_message_and_each_correction(tools, workspace):
+    not_the_fix = (workspace / SAMPLE_CODE).read_text().replace("sources = []", "sources = list()")  # still failing
+    wrong = text(f"{SAMPLE_CODE}\n```python\n{not_the_fix}```")
+    chat = ScriptedChat([wrong, done()], [text("Sorry."), done()])
+    events = run(chat, tools, start_tests=tools.run_tests(), context="preload", text_edits="run", offered_tools=(),
+                 check_edits=True, max_turns=2, answer_hint=HINT)
+    first, correction = chat.requests[0][0][1]["content"], chat.requests[1][0][-1]["content"]
+    assert first.endswith("\n\n" + HINT) and "First copy the wrong line" not in first
+    assert "The tests still fail:" in correction and correction.endswith("\n\n" + HINT)
+    assert events[-1]["type"] == "stopped"
+
+
+def test_the_answer_hint_is_checked_and_older_recordings_run_without_one():
+    assert LoopSettings().answer_hint is None and LoopSettings(answer_hint=HINT).recorded()["answer_hint"] == HINT
+    for bad in ("", "   ", 3, "x" * 2001):
+        with pytest.raises(ValueError, match="answer_hint must be None or a line of at most 2000 characters"):
+            LoopSettings(answer_hint=bad)
+    older = {key: value for key, value in LoopSettings().recorded().items() if key != "answer_hint"}
+    assert LoopSettings.from_recorded(older) == LoopSettings()
