@@ -49,15 +49,21 @@ def project_command(repo, python, tests_args=(), timeout=60.0):
     """The PytestCommand for the repository at `repo` (its real path, where the copy appears
     in the sandbox), run by `python` with the user's `--tests` arguments."""
     repo = os.path.realpath(repo)
-    # Folders resolved, the file itself not: a venv's python is a link whose own path matters.
-    python = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(python))), os.path.basename(python))
-    own = python != sys.executable  # this harness's interpreter brings coding-loop's plugins
+    python = _placed(python)
+    own = python != _placed(sys.executable)  # this harness's interpreter brings coding-loop's plugins
     env = {**CLEAN_ENV, "PATH": f"{os.path.dirname(python)}:{CLEAN_ENV['PATH']}"}  # as an activated venv
     if own:
         del env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
     args = (*OUR_FLAGS, "-c", config_file(repo) or os.devnull, *tests_args)
     return PytestCommand(python=python, args=args, env=tuple(sorted(env.items())),
                          places=interpreter_places(python), inside=repo, timeout=timeout)
+
+
+def _placed(python):
+    """The interpreter's path with its folders resolved and the file itself not: a venv's python
+    is a link whose own path matters (it finds its venv by it), and a venv reached through a
+    linked folder is still the same venv."""
+    return os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(python))), os.path.basename(python))
 
 
 def config_file(repo):

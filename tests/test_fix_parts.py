@@ -72,6 +72,16 @@ def test_plugins_autoload_only_for_the_projects_own_interpreter(tmp_path):
     assert own.args[-2:] == ("-c", os.devnull)  # no configuration of its own: none from above it either
 
 
+def test_the_harness_interpreter_reached_through_a_linked_folder_is_still_the_harness_one(tmp_path, monkeypatch):
+    # A checkout whose .venv is a link to another checkout's (as a second worktree's may be).
+    (tmp_path / "linked-bin").symlink_to(os.path.dirname(os.path.abspath(sys.executable)))
+    through_link = str(tmp_path / "linked-bin" / os.path.basename(sys.executable))
+    real = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(sys.executable))), os.path.basename(sys.executable))
+    monkeypatch.setattr(sys, "executable", through_link)
+    for python in (through_link, real):
+        assert dict(project_command(tmp_path, python).env)["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+
+
 def test_failures_are_read_from_the_short_summary():
     output = ("x\nFAILED tests/test_a.py::test_b[1-2] - AssertionError: assert 1 == 2\nERROR tests/test_c.py\n"
               "SUBFAILED(n=2, m='a b') tests/test_d.py::T::test_e - assert 2 < 2\nSUBFAILED[message] tests/test_f.py::g"
