@@ -28,7 +28,7 @@ def parse_args(argv=None):
         "Repair failing tests in your own repository. Nothing in it changes until you approve the patch."))
     add_repository_flags(parser)
     add_model_flags(parser)
-    add_loop_flags(parser, settings="small-model")  # a user who wants a repair gets what measured best
+    add_loop_flags(parser, settings="small-model-explain")  # a user who wants a repair gets what measured best
     add_offer_flags(parser)
     args = parsed(parser, argv)
     try:

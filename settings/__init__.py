@@ -5,11 +5,12 @@ override one field at a time. In reading order:
 - plain.json: the loop's own defaults, the card's loop (what record_run.py and evaluate.py use).
 - levers.json: every lever of the README's first measurement on (preload, edits and calls
   written as text run, the finish checked).
-- small-model.json: what measured best on a real 1.5B model: the levers, a system prompt
-  written for preloaded context and whole-file answers, the tests after each edit, and a
-  search over several candidates (fix.py's default).
+- small-model.json: the levers, a system prompt written for preloaded context and whole-file
+  answers (the wrong line first), the tests after each edit, and a search over several
+  candidates.
 - small-model-explain.json: small-model, with the answer asked for the way aider asks for it:
   what the code does wrong, then the entire corrected file (`answer_hint`, the system prompt).
+  What measured best on a real 1.5B model (fix.py's default).
 - weak.json: a deliberately weak start for improve.py's outer loop (`--start weak`).
 - named.py: reading them: `load_settings(NAME or FILE)`, `names()`.
 

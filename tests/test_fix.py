@@ -228,7 +228,7 @@ def test_a_folder_without_git_is_fixed_over_the_openai_api(fake_openai, tmp_path
 
 
 def test_fix_searches_by_default_and_offers_the_candidate_the_tests_chose(fake_ollama, tmp_path):
-    """settings/small-model.json: whole-file answers, several candidates; the first candidate's
+    """settings/small-model-explain.json (fix.py's default): whole-file answers, several candidates; the first candidate's
     file is wrong, the second's is right, and the patch offered and applied is the second's."""
     repo = make_project(tmp_path / "calc")
     wrong, right = OPS.replace("a - b", "b - a"), OPS.replace("a - b", "a + b")
@@ -240,7 +240,7 @@ def test_fix_searches_by_default_and_offers_the_candidate_the_tests_chose(fake_o
     assert code == 0
     assert (repo / "src/calc/ops.py").read_text() == right
     rec = json.loads(output.read_text())
-    assert rec["settings"]["candidates"] == load_settings("small-model").candidates > 2
+    assert rec["settings"]["candidates"] == load_settings("small-model-explain").candidates > 2
     assert rec["search"]["chosen"] == 2
     assert [c["index"] for c in rec["candidates"]] == [1, 2]  # the pass stopped the search
     assert [c["tests"]["exit_code"] for c in rec["candidates"]] == [1, 0] and rec["verdict"] == "repaired"

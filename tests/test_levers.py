@@ -179,7 +179,7 @@ def test_fix_starts_from_small_model_and_the_other_commands_from_the_loops_defau
     from record_run import parse_args as record_flags
     from settings.named import load_settings
     fixing = fix_flags(["--repo", "."]).settings
-    assert fixing == load_settings("small-model") and fixing.candidates > 1 and fixing.context == "preload"
+    assert fixing == load_settings("small-model-explain") and fixing.candidates > 1 and fixing.context == "preload"
     assert record_flags(["--output", "/tmp/x.json"]).settings == LoopSettings()
     # A flag still wins over the named configuration: fix.py --context tools is the plain ticket.
     assert fix_flags(["--repo", ".", "--context", "tools"]).settings.context == "tools"
