@@ -55,9 +55,7 @@ def _pytest_memo(request, tmp_path_factory):
     if request.config.getoption("--every-run-real"):
         yield None
         return
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, above each worker's
-    memo = PytestMemo(shared / "pytest-memo", pytest_run.run_bounded)
+    memo = PytestMemo(_shared_temp(tmp_path_factory) / "pytest-memo", pytest_run.run_bounded)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pytest_run, "run_bounded", memo.run_bounded)
         yield memo
@@ -140,13 +138,18 @@ def fake_openai(_running_fake_openai):
     return _running_fake_openai.play()
 
 
+def _shared_temp(tmp_path_factory):
+    """The test run's temporary folder, the same for every pytest-xdist worker (above each one's)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 def built_once(tmp_path_factory, name, build):
     """The folder `name`, made by `build(folder)` once for the whole test run. Under pytest-xdist
     every worker asks: the first builds it while the others wait on a lock, then all read it
     (a session fixture alone is built once per worker: seconds of pytest each time)."""
     import fcntl
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, above each worker's
+    shared = _shared_temp(tmp_path_factory)
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
         if not (shared / f"{name}.built").exists():

@@ -21,12 +21,16 @@ import resource
 import stat
 from pathlib import Path
 
+from workspace.files import write_atomic
+
 TREE = "<tree>"  # the tree's path, in a kept run: each answer puts its own tree's path back
 
 
 def tree_digest(root):
     """sha256 of every entry under `root` (relative name, mode, bytes or link target), or None
-    when one cannot be read (a test made it unreadable: that run is always run for real)."""
+    when one cannot be read (a test made it unreadable: that run is always run for real).
+    Not workspace/files.py:snapshot, which recordings keep: it leaves out modes, link targets
+    and empty folders, and any of them can change what a test run does."""
     digest = hashlib.sha256()
     try:
         for folder, names, files in os.walk(root):
@@ -90,7 +94,4 @@ class PytestMemo:
             return None
 
     def _keep(self, key, run):
-        # Written whole, then renamed: a worker reading at the same moment sees all of it or none.
-        partial = self.folder / f"{key}.{os.getpid()}.partial"
-        partial.write_text(json.dumps(run), encoding="utf-8")
-        os.replace(partial, self.folder / f"{key}.json")
+        write_atomic(self.folder / f"{key}.json", json.dumps(run))  # a worker reading at that moment sees all or none
