@@ -1,4 +1,5 @@
 """Shared fixtures: every test works on its own fresh copy of the sample; and the run's bytecode."""
+import functools
 import os
 import shutil
 import sys
@@ -19,16 +20,35 @@ def _share_bytecode(config):
     """The suite starts dozens of Python processes (the command lines it tests, evaluate.py's
     workers, pytest-xdist's), and each compiles every module it imports unless its bytecode is
     cached. A shell that says not to write bytecode (PYTHONDONTWRITEBYTECODE: no __pycache__ in
-    the tree) would have every one of them compile the project again: for this run, the bytecode
-    goes to one folder outside the tree instead (PYTHONPYCACHEPREFIX), which every process the
-    run starts shares and the run removes. The sandboxed test runs keep their own clean
-    environment (workspace/pytest_run.py), so none of this reaches the code under test."""
+    the tree) would have every one of them compile the project, and rewrite every test's asserts,
+    again: the bytecode goes to one folder outside the tree instead (PYTHONPYCACHEPREFIX), which
+    every process the run starts shares, kept in the user's cache folder for the next run (17 of
+    125 CPU-seconds of a run, measured), or a folder the run removes when there is no such place.
+    The sandboxed test runs keep their own clean environment (workspace/pytest_run.py), so none
+    of this reaches the code under test."""
     if hasattr(config, "workerinput") or not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return  # a pytest-xdist worker (its controller did this), or bytecode is cached as usual
     if "PYTHONPYCACHEPREFIX" not in os.environ:
-        config.coding_loop_pycache = os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="coding-loop-pycache-")
+        os.environ["PYTHONPYCACHEPREFIX"] = _kept_bytecode_folder() or _run_bytecode_folder(config)
     del os.environ["PYTHONDONTWRITEBYTECODE"]
     sys.pycache_prefix, sys.dont_write_bytecode = os.environ["PYTHONPYCACHEPREFIX"], False
+
+
+def _kept_bytecode_folder():
+    """~/.cache/coding-loop/pycache (or under $XDG_CACHE_HOME): the user's own, as pip keeps its
+    cache; None when it cannot be made. Not a shared temporary folder: bytecode found there is
+    run, so no one else may be able to write it."""
+    folder = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "coding-loop", "pycache")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        return folder if os.access(folder, os.W_OK) else None
+    except OSError:
+        return None
+
+
+def _run_bytecode_folder(config):
+    config.coding_loop_pycache = tempfile.mkdtemp(prefix="coding-loop-pycache-")  # removed at the run's end
+    return config.coding_loop_pycache
 
 
 def pytest_unconfigure(config):
@@ -49,15 +69,19 @@ def _declare_markers(config):
 @pytest.fixture(scope="session", autouse=True)
 def _pytest_memo(request, tmp_path_factory):
     """Each different sandboxed pytest run once per session, the repeats answered from it
-    (testing/pytest_memo.py says what a run is a function of). Shared by every worker."""
-    from testing.pytest_memo import PytestMemo
+    (testing/pytest_memo.py says what a run is a function of). Shared by every worker, and by
+    the worker processes evaluate.py spawns, which start clean (evaluation/workers.py)."""
+    from evaluation import workers
+    from testing.pytest_memo import PytestMemo, install
     from workspace import pytest_run
     if request.config.getoption("--every-run-real"):
         yield None
         return
-    memo = PytestMemo(_shared_temp(tmp_path_factory) / "pytest-memo", pytest_run.run_bounded)
+    folder = _shared_temp(tmp_path_factory) / "pytest-memo"
+    memo = PytestMemo(folder, pytest_run.run_bounded)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pytest_run, "run_bounded", memo.run_bounded)
+        patch.setattr(workers, "WORKER_SETUP", [functools.partial(install, str(folder))])
         yield memo
 
 
@@ -65,8 +89,10 @@ def _pytest_memo(request, tmp_path_factory):
 def _real_pytest_runs(request, _pytest_memo, monkeypatch):
     """A test marked real_pytest_runs gets every run real."""
     if _pytest_memo is not None and request.node.get_closest_marker("real_pytest_runs"):
+        from evaluation import workers
         from workspace import pytest_run
         monkeypatch.setattr(pytest_run, "run_bounded", _pytest_memo.real)
+        monkeypatch.setattr(workers, "WORKER_SETUP", [])
 
 
 @pytest.fixture

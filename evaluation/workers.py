@@ -29,6 +29,11 @@ from workspace.files import remove_tree
 
 GRACE_SECONDS = 5  # what a worker gets to close its stream and kill its tests before SIGKILL
 
+# Callables every new worker runs once, before its first item. The product adds none. A spawned
+# worker starts clean, so what the parent process set up is not there: the test suite adds the
+# install of its memory of pytest runs (testing/pytest_memo.py) here, and each must be picklable.
+WORKER_SETUP = []
+
 
 class WorkerDied(Exception):
     """A worker process ended before it answered (killed, out of memory, a crash)."""
@@ -46,9 +51,11 @@ def _end_worker(*_):
     sys.exit(143)
 
 
-def _serve(connection, function):
+def _serve(connection, function, setup=()):
     """A worker: run each item the main process sends, answer (result, error), until told to stop."""
     _in_worker()
+    for step in setup:
+        step()
     while True:
         try:
             item = connection.recv()
@@ -69,7 +76,7 @@ def _serve(connection, function):
 class _Worker:
     def __init__(self, context, function):
         self.connection, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, function))
+        self.process = context.Process(target=_serve, args=(theirs, function, tuple(WORKER_SETUP)))
         self.process.start()
         theirs.close()
         self.item = None

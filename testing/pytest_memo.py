@@ -74,8 +74,13 @@ class PytestMemo:
         if tree is None:
             return None
         where = str(cwd)
-        # The sandbox's command line names the tree and the folder it sits in (sandbox.py).
+        # The sandbox's command line names the tree, and each folder above it as an argument of
+        # its own (sandbox.py makes each one inside its empty /tmp): an evaluation's copies sit in
+        # a new scratch folder each time, so each of those is named by how far up it is.
+        above = {str(folder): TREE + "/.." * up for up, folder in enumerate(Path(where).parents, 1)}
         def placed(text):
+            if text in above:
+                return above[text]
             return text.replace(where, TREE).replace(os.path.dirname(where), TREE + "/..")
         # The process allowance is counted from the processes running at the moment (sandbox.py),
         # so it differs from run to run of the same tree: it is left out.
@@ -95,3 +100,13 @@ class PytestMemo:
 
     def _keep(self, key, run):
         write_atomic(self.folder / f"{key}.json", json.dumps(run))  # a worker reading at that moment sees all or none
+
+
+def install(folder):
+    """Answer this process's sandboxed pytest runs from the memo in `folder`. conftest.py calls it
+    in each test worker, and hands it to evaluate's worker processes (evaluation/workers.py:
+    WORKER_SETUP), which are spawned clean and would otherwise run every attempt's tests for real."""
+    from workspace import pytest_run
+    memo = PytestMemo(folder, pytest_run.run_bounded)
+    pytest_run.run_bounded = memo.run_bounded
+    return memo

@@ -1,7 +1,7 @@
 """Probes of the process table and the network, for the sandbox and run_tests tests: a test
 body to run inside the sandbox, a port nothing listens on, and watching for tagged processes;
-`interruptible()`, for the tests that stop a command line with Ctrl-C; and an item that kills
-the worker process it runs in.
+`interruptible()`, for the tests that stop a command line with Ctrl-C; an item that kills
+the worker process it runs in, and one that runs a copy's tests in it.
 
 What this file deliberately is not: a sandbox (workspace/sandbox.py is); it only looks.
 """
@@ -93,6 +93,17 @@ def killed_in_the_second_item(item):
         os.kill(os.getpid(), signal.SIGKILL)
     time.sleep(0.2)
     return item
+
+
+def a_copys_tests_run_in_a_worker(copy):
+    """(what its tests gave, (runs run, runs answered) by the memo this worker was set up with):
+    an item for evaluation/workers.py, as an attempt's tests are run there."""
+    from repo_tools import RepoTools
+    from workspace import pytest_run
+    from workspace.task_catalog import load_task
+    result = RepoTools(copy, task=load_task("path_rules")).run_tests()
+    memo = getattr(pytest_run.run_bounded, "__self__", None)  # None: this worker has no memo
+    return result, memo and (memo.ran, memo.answered)
 
 
 def grandchild(marker, escape=False):

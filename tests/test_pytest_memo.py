@@ -1,12 +1,16 @@
 """The suite's memory of sandboxed pytest runs (testing/pytest_memo.py): a run of the same bytes
 is run once, and anything that could change a run runs it again."""
+import functools
+import json
 import os
 import resource
 
 import pytest
 
 from repo_tools import RepoTools
-from testing.pytest_memo import PytestMemo
+from evaluation import workers
+from testing.pytest_memo import PytestMemo, install
+from tests.processes import a_copys_tests_run_in_a_worker
 from workspace import pytest_run
 from workspace.task_catalog import fresh_copy, load_task
 
@@ -39,6 +43,18 @@ def test_the_same_bytes_elsewhere_are_answered_with_their_own_path(tmp_path):
     answer = memo.run_bounded(["python", str(second)], second, {"HOME": str(second)}, 60, LIMITS)
     assert runs.cwds == [first] and (memo.ran, memo.answered) == (1, 1)
     assert answer == (1, f"{second}/tests/test_a.py F\n1 failed", 0, False)
+
+
+def test_the_same_bytes_under_other_folders_are_answered(tmp_path):
+    """The sandbox names every folder above the tree (an evaluation's scratch folder is new
+    each time); the same tree as deep under other folders is the same run."""
+    runs = Runs()
+    memo = PytestMemo(tmp_path / "memo", runs)
+    first, second = tree(tmp_path / "eval-1" / "attempt-a" / "repo"), tree(tmp_path / "eval-2" / "attempt-b" / "repo")
+    for root in (first, second):
+        memo.run_bounded(["bwrap", "--dir", str(root.parent.parent), "--dir", str(root.parent), "--tmpfs", "/tmp",
+                          "--chdir", str(root)], root, {"HOME": str(root)}, 60, LIMITS)
+    assert runs.cwds == [first] and (memo.ran, memo.answered) == (1, 1)
 
 
 @pytest.mark.parametrize("change", [
@@ -94,3 +110,20 @@ def test_an_answered_run_is_what_a_real_run_of_that_copy_gives(tmp_path, monkeyp
     monkeypatch.setattr(pytest_run, "run_bounded", memo.run_bounded)
     first.run_tests()
     assert second.run_tests() == really and (memo.ran, memo.answered) == (1, 1)
+
+
+@pytest.mark.real_pytest_runs
+def test_evaluates_worker_processes_answer_from_the_same_memo(tmp_path, monkeypatch):
+    """evaluate.py's workers are spawned clean: without the setup conftest hands them, every
+    attempt's tests there would run for real. A run kept here is answered there, unchanged."""
+    memo = PytestMemo(tmp_path / "memo", pytest_run.run_bounded)
+    task = load_task("path_rules")
+    here, there = fresh_copy(task, tmp_path / "here"), fresh_copy(task, tmp_path / "there")
+    monkeypatch.setattr(pytest_run, "run_bounded", memo.run_bounded)
+    really = RepoTools(here, task=task).run_tests()
+    monkeypatch.setattr(workers, "WORKER_SETUP", [functools.partial(install, str(tmp_path / "memo"))])
+    outcomes = []
+    workers.run_in_workers(1, a_copys_tests_run_in_a_worker, [there], lambda *outcome: outcomes.append(outcome))
+    [(_, (result, counts), error)] = outcomes
+    assert error is None and counts == (0, 1)
+    assert result == json.loads(json.dumps(really).replace(str(here), str(there)))
