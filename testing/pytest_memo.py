@@ -24,6 +24,7 @@ from pathlib import Path
 from workspace.files import write_atomic
 
 TREE = "<tree>"  # the tree's path, in a kept run: each answer puts its own tree's path back
+RUN_AT = "<run-at>"  # where the sandbox runs it, when that is another path (fix.py: the user's own)
 
 
 def tree_digest(root):
@@ -59,13 +60,17 @@ class PytestMemo:
     def run_bounded(self, command, cwd, env, timeout, limits):
         key = self.key(command, cwd, env, timeout, limits)
         kept = self._kept(key)
+        places = _places(command, cwd)
         if kept is not None:
             self.answered += 1
-            return kept["exit_code"], kept["output"].replace(TREE, str(cwd)), kept["dropped"], False
+            output = kept["output"]
+            for path, marker in places.items():
+                output = output.replace(marker, path)
+            return kept["exit_code"], output, kept["dropped"], False
         self.ran += 1
         exit_code, output, dropped, timed_out = self.real(command, cwd, env, timeout, limits)
         if key is not None and not timed_out:
-            self._keep(key, {"exit_code": exit_code, "output": output.replace(str(cwd), TREE), "dropped": dropped})
+            self._keep(key, {"exit_code": exit_code, "output": _marked(output, places), "dropped": dropped})
         return exit_code, output, dropped, timed_out
 
     def key(self, command, cwd, env, timeout, limits):
@@ -73,15 +78,14 @@ class PytestMemo:
         tree = tree_digest(cwd)
         if tree is None:
             return None
-        where = str(cwd)
-        # The sandbox's command line names the tree, and each folder above it as an argument of
-        # its own (sandbox.py makes each one inside its empty /tmp): an evaluation's copies sit in
-        # a new scratch folder each time, so each of those is named by how far up it is.
-        above = {str(folder): TREE + "/.." * up for up, folder in enumerate(Path(where).parents, 1)}
+        places = _places(command, cwd)
+        # The sandbox's command line also names each folder above those, as an argument of its
+        # own (sandbox.py makes each one inside its empty /tmp): an evaluation's copies sit in a
+        # new scratch folder each time, so each of those is named by how far up it is.
+        above = {str(folder): marker + "/.." * up for path, marker in places.items()
+                 for up, folder in enumerate(Path(path).parents, 1) if folder != Path(folder.anchor)}
         def placed(text):
-            if text in above:
-                return above[text]
-            return text.replace(where, TREE).replace(os.path.dirname(where), TREE + "/..")
+            return above[text] if text in above and text not in places else _marked(text, places)
         # The process allowance is counted from the processes running at the moment (sandbox.py),
         # so it differs from run to run of the same tree: it is left out.
         fixed = [(kind, value) for kind, value in limits if kind != resource.RLIMIT_NPROC]
@@ -100,6 +104,24 @@ class PytestMemo:
 
     def _keep(self, key, run):
         write_atomic(self.folder / f"{key}.json", json.dumps(run))  # a worker reading at that moment sees all or none
+
+
+def _places(command, cwd):
+    """{path: marker} for the paths a run names that differ from one copy to the next: the tree,
+    and where the sandbox runs it when that is elsewhere (`--chdir`: fix.py runs a project's
+    tests at the user's own path, their files hidden, so a test's output names that path)."""
+    command = [str(part) for part in command]
+    places = {str(cwd): TREE}
+    if "--chdir" in command[:-1]:
+        places.setdefault(command[command.index("--chdir") + 1], RUN_AT)
+    return places
+
+
+def _marked(text, places):
+    """`text` with each place's path as its marker, the longest first (one may hold another)."""
+    for path in sorted(places, key=len, reverse=True):
+        text = text.replace(path, places[path])
+    return text
 
 
 def install(folder):

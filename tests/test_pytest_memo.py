@@ -57,6 +57,21 @@ def test_the_same_bytes_under_other_folders_are_answered(tmp_path):
     assert runs.cwds == [first] and (memo.ran, memo.answered) == (1, 1)
 
 
+def test_a_run_at_another_path_is_answered_with_that_path(tmp_path):
+    """fix.py runs a project's tests at the user's own path (the sandbox's --chdir, their files
+    hidden): the same tree run at another user's path is the same run, and says that path."""
+    runs = []
+    def at_chdir(command, cwd, env, timeout, limits):
+        runs.append(cwd)
+        return 1, f"rootdir: {command[command.index('--chdir') + 1]}\n1 failed", 0, False
+    memo = PytestMemo(tmp_path / "memo", at_chdir)
+    first, second = tree(tmp_path / "copy-1" / "start"), tree(tmp_path / "copy-2" / "start")
+    answers = [memo.run_bounded(["bwrap", "--ro-bind", str(root), "/tmp/.source", "--dir", str(user.parent),
+                                 "--tmpfs", str(user), "--chdir", str(user)], root, {"HOME": str(user)}, 60, LIMITS)
+               for root, user in ((first, tmp_path / "alice" / "calc"), (second, tmp_path / "bob" / "calc"))]
+    assert runs == [first] and answers[1] == (1, f"rootdir: {tmp_path}/bob/calc\n1 failed", 0, False)
+
+
 @pytest.mark.parametrize("change", [
     lambda root: (root / "tests" / "test_a.py").write_text("x = 2\n"),          # a byte
     lambda root: (root / "tests" / "test_a.py").chmod(0o755),                   # a mode
