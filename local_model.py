@@ -16,7 +16,6 @@ import json
 import os
 
 import httpx
-import ollama
 import pydantic
 
 from loop.tool_checks import quoted
@@ -26,8 +25,18 @@ DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # Deterministic sampling, a context that fits the task, and a cap on each answer.
 OPTIONS = {"temperature": 0, "seed": 7, "num_ctx": 8192, "num_predict": 2048}
-# Everything the SDK raises for a failed request or an unreadable reply.
-FAILURES = (ollama.ResponseError, httpx.HTTPError, ConnectionError, pydantic.ValidationError, json.JSONDecodeError)
+# Everything the SDK raises for a failed request or an unreadable reply (its own ResponseError is
+# added once the SDK is imported: see _sdk).
+FAILURES = (httpx.HTTPError, ConnectionError, pydantic.ValidationError, json.JSONDecodeError)
+
+
+def _sdk():
+    """The ollama SDK, imported when the first LocalModel is made, not with this module: every
+    entry point and evaluate.py's worker processes import this file for its defaults and
+    ModelUnavailable, and most of them (an OpenAI-compatible server, a scripted model) never
+    talk to Ollama. The SDK's import is the slowest part of theirs (about 0.15 CPU-seconds)."""
+    import ollama
+    return ollama
 # The SDK's default is no timeout at all; a stalled server must not hang a run forever.
 # `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
 TIMEOUT = httpx.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
@@ -44,7 +53,7 @@ class LocalModel:
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.ends_at = ends_at
         transport = DeadlineTransport(httpx.HTTPTransport(), lambda: self.ends_at)
-        self.client = ollama.Client(host=self.url, timeout=self.timeout, transport=transport)
+        self.client = _sdk().Client(host=self.url, timeout=self.timeout, transport=transport)
 
     def with_deadline(self, seconds):
         """A copy with the same options whose requests end `seconds` from now (None: never),
@@ -69,7 +78,7 @@ class LocalModel:
                 yield chunk.model_dump(exclude_none=True)
         except RecursionError:  # a line the SDK could not decode: the model's unreadable call
             yield unreadable_end()
-        except FAILURES as error:
+        except (_sdk().ResponseError, *FAILURES) as error:
             raise ModelUnavailable(self.explain(error)) from error
         finally:
             if stream is not None:
@@ -80,7 +89,7 @@ class LocalModel:
         try:
             shown = self.client.show(self.model)
             listed = self.client.list().models
-        except FAILURES as error:
+        except (_sdk().ResponseError, *FAILURES) as error:
             raise ModelUnavailable(self.explain(error)) from error
         capabilities = list(shown.capabilities or [])
         if capabilities and "tools" not in capabilities:
@@ -100,7 +109,7 @@ class LocalModel:
             return f"Ollama at {url} sent nothing for {self.timeout.read:g} s; the model may be too slow here"
         if isinstance(error, httpx.HTTPError):
             return f"the connection to Ollama at {url} failed: {type(error).__name__}: {quoted(str(error))}"
-        if not isinstance(error, ollama.ResponseError):
+        if not isinstance(error, _sdk().ResponseError):
             return f"the server at {url} sent a reply that is not Ollama's: {type(error).__name__}: {quoted(str(error))}"
         text = str(error.error)
         # A 404 from a server that is not Ollama at all (llama-server, vLLM) is no missing model.

@@ -1,6 +1,9 @@
 """LocalModel through the real `ollama` SDK over real HTTP, against fake_ollama.py."""
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -240,3 +243,13 @@ def test_with_deadline_is_a_copy_with_the_same_options_and_its_own_deadline(fake
     fake_ollama.play([text("ok"), done()])
     assert list(timed(MESSAGES, SCHEMAS))[-1]["done"] is True
     assert fake_ollama.requests[0]["options"]["seed"] == 3 and fake_ollama.requests[0]["keep_alive"] == "1m"
+
+
+def test_the_sdk_is_imported_only_when_a_local_model_is_made():
+    """evaluate.py's worker processes and the entry points import this module for its defaults;
+    one that runs an OpenAI-compatible or a scripted model never pays for the ollama SDK."""
+    probe = ("import sys, evaluation.attempt, local_model; before = 'ollama' in sys.modules; "
+             "local_model.LocalModel('m', 'http://127.0.0.1:9'); print(before, 'ollama' in sys.modules)")
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           cwd=Path(__file__).resolve().parent.parent)
+    assert shown.stdout.split() == ["False", "True"], shown.stderr
