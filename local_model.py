@@ -28,6 +28,9 @@ OPTIONS = {"temperature": 0, "seed": 7, "num_ctx": 8192, "num_predict": 2048}
 # Everything the SDK raises for a failed request or an unreadable reply (its own ResponseError is
 # added once the SDK is imported: see _sdk).
 FAILURES = (httpx.HTTPError, ConnectionError, pydantic.ValidationError, json.JSONDecodeError)
+# The SDK's default is no timeout at all; a stalled server must not hang a run forever.
+# `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
+TIMEOUT = httpx.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
 
 
 def _sdk():
@@ -37,9 +40,8 @@ def _sdk():
     talk to Ollama. The SDK's import is the slowest part of theirs (about 0.15 CPU-seconds)."""
     import ollama
     return ollama
-# The SDK's default is no timeout at all; a stalled server must not hang a run forever.
-# `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
-TIMEOUT = httpx.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
+
+
 class LocalModel:
     """Callable like `chat(messages, tool_schemas)` in agent_loop, backed by Ollama."""
 

@@ -1,18 +1,19 @@
 """The test suite's memory of sandboxed pytest runs: a run of the same bytes is run once.
 
-The suite starts the same few trees hundreds of times (a task's pristine copy, its solution,
-the sample): 377 sandboxed pytest runs, 123 of them different. A run is a function of what it
-is given: the tree's bytes (names, modes, contents, link targets), the command line, the
-environment, the timeout and the limits. `PytestMemo.run_bounded` stands in for
+The suite starts the same few trees hundreds of times (a task's pristine copy, its solution, the
+sample, fix.py's small project): about 110 different runs are left to run. A run is a function
+of what it is given: the tree's bytes (names, modes, contents, link targets), the command line,
+the environment, the timeout and the limits. `PytestMemo.run_bounded` stands in for
 workspace/pytest_run.run_bounded: it runs the first of each kind for real and answers the same
-kind again from that run, with the tree's path put back where the output named it.
+kind again from that run, with this run's own paths (the tree, and where the sandbox ran it)
+put back where the output named them.
 
-What this file deliberately is not: a cache the product uses (only conftest.py installs it,
-for one test session, in a folder the session owns), or a stand-in for pytest (every answer is
-a real run of this session, of the same bytes). A run that timed out is never kept (its
-result depends on the moment), a tree it cannot read is always run, and a test about what a
-run does (`@pytest.mark.real_pytest_runs`: the sandbox, the limits, the timeout) gets every
-run real.
+What this file deliberately is not: a cache the product uses (only conftest.py installs it, in
+each test worker and in evaluate.py's worker processes, for one test session, in a folder the
+session owns), or a stand-in for pytest (every answer is a real run of this session, of the
+same bytes). A run that timed out is never kept (its result depends on the moment), a tree it
+cannot read is always run, and a test about what a run does (`@pytest.mark.real_pytest_runs`:
+the sandbox, the limits, the timeout) gets every run real.
 """
 import hashlib
 import json
@@ -63,10 +64,7 @@ class PytestMemo:
         places = _places(command, cwd)
         if kept is not None:
             self.answered += 1
-            output = kept["output"]
-            for path, marker in places.items():
-                output = output.replace(marker, path)
-            return kept["exit_code"], output, kept["dropped"], False
+            return kept["exit_code"], _placed_back(kept["output"], places), kept["dropped"], False
         self.ran += 1
         exit_code, output, dropped, timed_out = self.real(command, cwd, env, timeout, limits)
         if key is not None and not timed_out:
@@ -121,6 +119,13 @@ def _marked(text, places):
     """`text` with each place's path as its marker, the longest first (one may hold another)."""
     for path in sorted(places, key=len, reverse=True):
         text = text.replace(path, places[path])
+    return text
+
+
+def _placed_back(text, places):
+    """A kept run's output with this run's own paths where the markers stand."""
+    for path, marker in places.items():
+        text = text.replace(marker, path)
     return text
 
 
