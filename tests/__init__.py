@@ -20,7 +20,8 @@ root), in the order of the rooms it tests:
   test_fix_real_repos.py.
 - the house itself: test_layers.py (layers, doors, entry points), test_entry_points.py,
   test_tutorial.py (TUTORIAL.md and README.md stay true); and the suite's own memory of pytest
-  runs (testing/pytest_memo.py): test_pytest_memo.py.
+  runs (testing/pytest_memo.py): test_pytest_memo.py, and its bytecode folder
+  (testing/bytecode.py): test_bytecode.py.
 
 No test file imports another test file.
 
