@@ -19,7 +19,8 @@ import httpx
 import pydantic
 
 from loop.tool_checks import quoted
-from models.adapter_http import PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable, deadline_in, unreadable_end  # noqa: F401 - re-exported: every CLI catches local_model.ModelUnavailable
+from models.adapter_http import (PAST_DEADLINE, DeadlinePassed, DeadlineTransport, ModelUnavailable,  # noqa: F401
+                                 deadline_in, plain_transport, tls_context, unreadable_end)  # re-exported: every CLI catches local_model.ModelUnavailable
 
 DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -54,7 +55,7 @@ class LocalModel:
         self.options = {**OPTIONS, **(options or {})}
         self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self.ends_at = ends_at
-        transport = DeadlineTransport(httpx.HTTPTransport(), lambda: self.ends_at)
+        transport = DeadlineTransport(plain_transport(httpx), lambda: self.ends_at)
         self.client = _sdk().Client(host=self.url, timeout=self.timeout, transport=transport)
 
     def with_deadline(self, seconds):
@@ -134,7 +135,7 @@ def probe(url, key):
     """A quick GET: True when `url` answers 200 with a JSON object holding `key`, False for any
     other answer, None when nothing answers (then we cannot tell what kind of server it is)."""
     try:
-        response = httpx.get(url, timeout=2.0)
+        response = httpx.get(url, timeout=2.0, verify=tls_context(httpx))
         body = response.json() if response.is_success else None
     except (httpx.HTTPError, httpx.InvalidURL):
         return None

@@ -19,7 +19,7 @@ import httpx2  # the SDK's own HTTP library: its transport, and telling a connec
 import openai
 
 from loop.tool_checks import quoted, quoted_list
-from models.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in, unavailable
+from models.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in, plain_transport, unavailable
 from models.openai_stream import Turn, field, to_openai_messages  # noqa: F401 - to_openai_messages is this adapter's too
 
 # The Ollama option names the harness uses, with the defaults LocalModel uses.
@@ -49,7 +49,7 @@ class OpenAIModel:
         if not isinstance(timeout, openai.Timeout):  # a number, or an httpx.Timeout as record_run builds
             timeout = openai.Timeout(**timeout.as_dict()) if hasattr(timeout, "as_dict") else openai.Timeout(timeout)
         self.timeout, self.ends_at = timeout, ends_at
-        http = openai.DefaultHttpxClient(transport=DeadlineTransport(httpx2.HTTPTransport(), lambda: self.ends_at))
+        http = openai.DefaultHttpxClient(transport=DeadlineTransport(plain_transport(httpx2), lambda: self.ends_at))
         # Local servers do not check the key, but the SDK refuses to start without one.
         self.client = openai.OpenAI(base_url=self.url, api_key=api_key or os.environ.get("OPENAI_API_KEY") or "sk-no-key",
                                     timeout=timeout, max_retries=0, http_client=http)

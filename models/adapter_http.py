@@ -4,7 +4,8 @@
 model from answering, with one sentence saying what to do. (`unavailable(message)` makes it a
 `RequestTooLong` when the server said the request does not fit its context.) `DeadlineTransport` is an HTTP
 transport for both SDKs (httpx under ollama's, httpx2 under openai's) that ends a request at
-the run's deadline, whatever the server sends or does not send.
+the run's deadline, whatever the server sends or does not send; `plain_transport` is what it
+wraps, built on one TLS context for the process.
 
 Both also end a turn the same way at a chunk their SDK cannot decode: JSON nested deeper than
 Python's json reads (about 1,000 levels), which in a chunk only a tool call's arguments can be.
@@ -14,6 +15,7 @@ run goes on: it is the model's malformed call, not a failure of the model server
 What this file deliberately is not: an adapter (it knows no API) or a retry layer.
 """
 import copy
+import functools
 import time
 
 import httpx
@@ -57,6 +59,20 @@ TOO_LONG = ("exceeds the available context size", "maximum context length", "con
 def unavailable(message):
     """The error for `message`: RequestTooLong when a server said the request does not fit."""
     return (RequestTooLong if any(words in message for words in TOO_LONG) else ModelUnavailable)(message)
+
+
+def plain_transport(http_library):
+    """`http_library`'s (httpx or httpx2) HTTP transport, on one TLS context for the process,
+    built the library's own default way. Building one loads the certificate bundle, about 20 ms
+    of CPU, and a model object is made for each attempt, candidate and check: most of them talk
+    plain HTTP to a local server and would never use it."""
+    return http_library.HTTPTransport(verify=tls_context(http_library))
+
+
+@functools.cache
+def tls_context(http_library):
+    """`http_library`'s default TLS context, built once in a process."""
+    return http_library.create_ssl_context()
 
 
 def deadline_in(seconds):

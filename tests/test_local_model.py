@@ -253,3 +253,22 @@ def test_the_sdk_is_imported_only_when_a_local_model_is_made():
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                            cwd=Path(__file__).resolve().parent.parent)
     assert shown.stdout.split() == ["False", "True"], shown.stderr
+
+
+def test_model_objects_share_one_tls_context_per_http_library(monkeypatch):
+    """A model object is made for each attempt, candidate and check; loading the certificate
+    bundle for each (about 20 ms of CPU) is paid once a process, by each SDK's HTTP library."""
+    import ssl
+
+    import local_model
+    from models.adapter_http import tls_context
+    from openai_model import OpenAIModel
+    local_model._sdk()  # imported first: on import, the ollama SDK makes a default client of its own
+    loaded, load = [], ssl.SSLContext.load_verify_locations
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations",
+                        lambda context, *args, **kwargs: loaded.append(1) or load(context, *args, **kwargs))
+    tls_context.cache_clear()
+    for _ in range(3):
+        LocalModel("m", "http://127.0.0.1:9")
+        OpenAIModel("m", "http://127.0.0.1:9/v1")
+    assert len(loaded) == 2
