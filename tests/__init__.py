@@ -3,7 +3,8 @@ root), in the order of the rooms it tests:
 
 - what several test files share: helpers.py (the sample's repair, the loop runner, event
   filters), processes.py (process-table and network probes), user_repos.py (small user
-  repositories for fix.py), browser.py (chromium); wire_captures/ holds real server streams.
+  repositories for fix.py), browser.py (chromium), forked_pytest.py (the tasks' own pytest runs,
+  forked from one warm interpreter); wire_captures/ holds real server streams.
 - the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
   test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
   test_context.py, test_levers.py.

@@ -4,7 +4,8 @@ A task folder holds `task.json` (what the model is told and may touch), `repo/` 
 repository; the sample task points at `sample_repo/` through `"repo"` instead) and
 `solution.json` (exact-once replacements that repair it, never shown to a model).
 Each task's own tests run twice, on temporary copies and never in place: once as shipped
-and once with the solution applied; both runs of a task start at once. Those two are the only
+and once with the solution applied; both runs of a task start at once, each a fork of one warm
+interpreter (tests/forked_pytest.py). Those two are the only
 pytest runs a task costs the suite: what the model is shown of the failing run (the failure
 digest of loop/failure_digest.py) is checked on the shipped run's own output.
 """
@@ -12,13 +13,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from loop.failure_digest import LINE_CHARS, failure_digest
+from tests.forked_pytest import ForkedPytest
 from workspace.pytest_run import PYTEST_ARGS
 from workspace.user_tests import is_test
 
@@ -26,9 +26,9 @@ TASKS = Path(__file__).resolve().parent.parent / "tasks"
 NAMES = sorted(p.name for p in TASKS.iterdir() if p.is_dir() and p.name != "__pycache__")
 KEYS = {"title", "ticket", "readable", "editable"}
 MAX_FILE_BYTES = 100_000
-# The very command run_tests uses (only tests/, no config or conftest.py from parent folders,
-# no cache), built from workspace.pytest_run so the two cannot drift apart.
-PYTEST_COMMAND = [sys.executable, "-B", "-m", "pytest", *PYTEST_ARGS]
+# Each run is `python -B -m pytest` with the very arguments run_tests uses (only tests/, no
+# config or conftest.py from parent folders, no cache), taken from workspace.pytest_run so the
+# two cannot drift apart; forked from one warm interpreter (tests/forked_pytest.py).
 ENV = {"PATH": os.environ.get("PATH", os.defpath), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
        "PYTHONDONTWRITEBYTECODE": "1"}
 RUN_TIMEOUT = 120
@@ -89,11 +89,11 @@ def assert_the_digest_names_each_failure(output):
     assert len(digest) < len(output)
 
 
-def pristine_and_solved(name, base):
-    """{"pristine": result, "solved": result} for one task, both runs started before either is
-    awaited. A result is {"exit_code", "output", "counts"}, or {"problem": text} when the copy
-    could not be prepared (a missing repository, a solution that does not apply)."""
-    started, results = {}, {}
+def pristine_and_solved(name, base, pytest_runs):
+    """{"pristine": result, "solved": result} for one task, both runs at once. A result is
+    {"exit_code", "output", "counts"}, or {"problem": text} when the copy could not be
+    prepared (a missing repository, a solution that does not apply)."""
+    copies, results = {}, {}
     for kind in ("pristine", "solved"):
         copy = base / kind
         try:
@@ -103,18 +103,21 @@ def pristine_and_solved(name, base):
         except Exception as exc:  # reported by the assertions below
             results[kind] = {"problem": f"{type(exc).__name__}: {exc}"}
             continue
-        started[kind] = subprocess.Popen(
-            PYTEST_COMMAND, cwd=copy, env=ENV, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for kind, process in started.items():
-        try:
-            output, _ = process.communicate(timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            output, _ = process.communicate()
-            output += f"\n(timed out after {RUN_TIMEOUT}s)"
-        results[kind] = {"exit_code": process.returncode, "output": output, "counts": summary(output)}
+        copies[kind] = copy
+    ran = pytest_runs.run(PYTEST_ARGS, list(copies.values()), RUN_TIMEOUT)
+    for kind, (exit_code, output) in zip(copies, ran):
+        if exit_code < 0:
+            output += f"\n(ended by signal {-exit_code}: over {RUN_TIMEOUT}s)"
+        results[kind] = {"exit_code": exit_code, "output": output, "counts": summary(output)}
     return results
+
+
+@pytest.fixture(scope="module")
+def pytest_runs():
+    """One warm interpreter per test worker that forks each run (tests/forked_pytest.py)."""
+    runs = ForkedPytest(ENV)
+    yield runs
+    runs.close()
 
 
 def test_there_are_tasks_with_snake_case_names():
@@ -201,8 +204,8 @@ def test_ticket_states_the_symptom_not_the_fix(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_shipped_repo_fails_its_digest_names_each_failure_and_its_solution_passes(name, tmp_path):
-    runs = pristine_and_solved(name, tmp_path)
+def test_shipped_repo_fails_its_digest_names_each_failure_and_its_solution_passes(name, tmp_path, pytest_runs):
+    runs = pristine_and_solved(name, tmp_path, pytest_runs)
     run = runs["pristine"]
     assert "problem" not in run, run.get("problem")
     counts = run["counts"]
