@@ -94,10 +94,14 @@ def test_none_passing_is_not_repaired_and_shows_the_closest(tmp_path):
 
 
 def test_a_running_candidate_is_called_off_and_its_replay_stops_at_the_same_check(tmp_path):
-    passed = threading.Event()
-    # Candidate 1 streams slowly: mid-turn, it waits until candidate 2 has passed its tests.
-    slow = [text("Let me think"), lambda: passed.wait(30), text(" about it"), done()]
-    chats = {1: ScriptedChat(slow, [text("done"), done()]), 2: ScriptedChat(*turns_of(FIX))}
+    streaming, passed = threading.Event(), threading.Event()
+    # Candidate 1 streams slowly: mid-turn, it waits until candidate 2 has passed its tests. And
+    # candidate 2 starts to answer only once candidate 1 streams: on a busy machine candidate 1
+    # could otherwise first look after the search was over, called off before its first turn.
+    slow = [text("Let me think"), lambda: streaming.set() or passed.wait(30), text(" about it"), done()]
+    fix = turns_of(FIX)
+    fix[0].insert(0, lambda: streaming.wait(30))
+    chats = {1: ScriptedChat(slow, [text("done"), done()]), 2: ScriptedChat(*fix)}
     servers = Servers(["http://one"], 2, tmp_path / "slots")
     settings = LoopSettings(max_turns=2, check_edits=True, candidates=2)
     body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], i), servers,
