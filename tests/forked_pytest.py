@@ -64,7 +64,10 @@ class ForkedPytest:
                 for folder, out in zip(folders, outputs)]
         self.server.stdin.write(json.dumps(runs) + "\n")
         self.server.stdin.flush()
-        codes = json.loads(self.server.stdout.readline())
+        answer = self.server.stdout.readline()
+        if not answer:
+            raise RuntimeError("the warm interpreter ended: its traceback is in the test's captured output")
+        codes = json.loads(answer)
         return [(code, out.read_text(encoding="utf-8", errors="replace")) for code, out in zip(codes, outputs)]
 
     def close(self):

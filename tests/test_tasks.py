@@ -5,9 +5,9 @@ repository; the sample task points at `sample_repo/` through `"repo"` instead) a
 `solution.json` (exact-once replacements that repair it, never shown to a model).
 Each task's own tests run twice, on temporary copies and never in place: once as shipped
 and once with the solution applied; both runs of a task start at once, each a fork of one warm
-interpreter (tests/forked_pytest.py). Those two are the only
-pytest runs a task costs the suite: what the model is shown of the failing run (the failure
-digest of loop/failure_digest.py) is checked on the shipped run's own output.
+interpreter (tests/forked_pytest.py). Those two are the only pytest runs a task costs the
+suite: what the model is shown of the failing run (the failure digest of
+loop/failure_digest.py) is checked on the shipped run's own output.
 """
 import json
 import os
