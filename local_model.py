@@ -27,7 +27,7 @@ DEFAULT_HOST = "http://127.0.0.1:11434"
 # Deterministic sampling, a context that fits the task, and a cap on each answer.
 OPTIONS = {"temperature": 0, "seed": 7, "num_ctx": 8192, "num_predict": 2048}
 # Everything the SDK raises for a failed request or an unreadable reply (its own ResponseError is
-# added once the SDK is imported: see _sdk).
+# added once the SDK is imported: see _failures).
 FAILURES = (httpx.HTTPError, ConnectionError, pydantic.ValidationError, json.JSONDecodeError)
 # The SDK's default is no timeout at all; a stalled server must not hang a run forever.
 # `read` is the longest silence between two streamed bytes (a CPU model can be slow to start).
@@ -41,6 +41,11 @@ def _sdk():
     talk to Ollama. The SDK's import is the slowest part of theirs (about 0.15 CPU-seconds)."""
     import ollama
     return ollama
+
+
+def _failures():
+    """FAILURES and the SDK's own ResponseError: what a request to Ollama may raise."""
+    return (_sdk().ResponseError, *FAILURES)
 
 
 class LocalModel:
@@ -81,7 +86,7 @@ class LocalModel:
                 yield chunk.model_dump(exclude_none=True)
         except RecursionError:  # a line the SDK could not decode: the model's unreadable call
             yield unreadable_end()
-        except (_sdk().ResponseError, *FAILURES) as error:
+        except _failures() as error:
             raise ModelUnavailable(self.explain(error)) from error
         finally:
             if stream is not None:
@@ -92,7 +97,7 @@ class LocalModel:
         try:
             shown = self.client.show(self.model)
             listed = self.client.list().models
-        except (_sdk().ResponseError, *FAILURES) as error:
+        except _failures() as error:
             raise ModelUnavailable(self.explain(error)) from error
         capabilities = list(shown.capabilities or [])
         if capabilities and "tools" not in capabilities:

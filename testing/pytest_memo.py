@@ -59,9 +59,9 @@ class PytestMemo:
         self.answered = self.ran = 0
 
     def run_bounded(self, command, cwd, env, timeout, limits):
-        key = self.key(command, cwd, env, timeout, limits)
-        kept = self._kept(key)
         places = _places(command, cwd)
+        key = self.key(command, cwd, env, timeout, limits, places)
+        kept = self._kept(key)
         if kept is not None:
             self.answered += 1
             return kept["exit_code"], _placed_back(kept["output"], places), kept["dropped"], False
@@ -71,12 +71,12 @@ class PytestMemo:
             self._keep(key, {"exit_code": exit_code, "output": _marked(output, places), "dropped": dropped})
         return exit_code, output, dropped, timed_out
 
-    def key(self, command, cwd, env, timeout, limits):
-        """What the run is a function of, as one digest; None when the tree cannot be read."""
+    def key(self, command, cwd, env, timeout, limits, places):
+        """What the run is a function of, as one digest; None when the tree cannot be read.
+        `places`: the paths that change from copy to copy (`_places`)."""
         tree = tree_digest(cwd)
         if tree is None:
             return None
-        places = _places(command, cwd)
         # The sandbox's command line also names each folder above those, as an argument of its
         # own (sandbox.py makes each one inside its empty /tmp): an evaluation's copies sit in a
         # new scratch folder each time, so each of those is named by how far up it is.
