@@ -46,15 +46,13 @@ def _pytest_memo(request, tmp_path_factory):
     (testing/pytest_memo.py says what a run is a function of). Shared by every worker, and by
     the worker processes evaluate.py spawns, which start clean (evaluation/workers.py)."""
     from evaluation import workers
-    from testing.pytest_memo import PytestMemo, install
-    from workspace import pytest_run
+    from testing.pytest_memo import install
     if request.config.getoption("--every-run-real"):
         yield None
         return
     folder = _shared_temp(tmp_path_factory) / "pytest-memo"
-    memo = PytestMemo(folder, pytest_run.run_bounded)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pytest_run, "run_bounded", memo.run_bounded)
+        memo = install(folder, patch)
         patch.setattr(workers, "WORKER_SETUP", [functools.partial(install, str(folder))])
         yield memo
 

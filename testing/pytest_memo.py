@@ -129,11 +129,12 @@ def _placed_back(text, places):
     return text
 
 
-def install(folder):
+def install(folder, patch=None):
     """Answer this process's sandboxed pytest runs from the memo in `folder`. conftest.py calls it
-    in each test worker, and hands it to evaluate's worker processes (evaluation/workers.py:
-    WORKER_SETUP), which are spawned clean and would otherwise run every attempt's tests for real."""
+    in each test worker (with its MonkeyPatch, so the session's end undoes it), and hands it to
+    evaluate's worker processes (evaluation/workers.py: WORKER_SETUP), which are spawned clean,
+    would otherwise run every attempt's tests for real, and simply end."""
     from workspace import pytest_run
     memo = PytestMemo(folder, pytest_run.run_bounded)
-    pytest_run.run_bounded = memo.run_bounded
+    (patch.setattr if patch else setattr)(pytest_run, "run_bounded", memo.run_bounded)
     return memo
