@@ -1,7 +1,7 @@
 """The three allowlisted tools the model may call, their JSON schemas, and nothing else.
 
 `RepoTools(root, task=...)` works on one copy of a task's repository: `read_file` reads the
-task's readable files, `replace_text` edits an editable file by exact, unique match, and
+task's readable files (a big one by its first READ_CHARS: workspace/file_limits.py), `replace_text` edits an editable file by exact, unique match, and
 `run_tests` runs a fixed pytest command as untrusted code on a throwaway copy (see
 pytest_run.py and sandbox.py), so the workspace changes only through `replace_text`.
 
@@ -16,11 +16,11 @@ from pathlib import Path
 from loop.line_endings import line_ending, with_line_ending
 from loop.tool_checks import argument_problem, quoted
 from workspace import sandbox
+from workspace.file_limits import MAX_FILE_BYTES, READ_CHARS, read_slice  # noqa: F401 - the tools' limits
 from workspace.files import write_atomic
 from workspace.pytest_run import run_pytest
 from workspace.task_catalog import load_task
 
-MAX_FILE_BYTES = 100_000  # the tasks' files are tiny; a huge one would flood the context
 TEST_TIMEOUT = 15.0       # seconds per test run, unless the task's pytest command says otherwise
 
 
@@ -85,9 +85,15 @@ class RepoTools:
         return self._tools[name](**arguments)
 
     def read_file(self, path):
-        """Return the text of one readable file (a byte that is not UTF-8 is shown as U+FFFD)."""
-        text = self._read(path, self.task.readable).decode("utf-8", errors="replace")
-        return {"path": self._relative(path, self.task.readable), "text": text}
+        """Return the text of one readable file (a byte that is not UTF-8 is shown as U+FFFD);
+        of a file longer than READ_CHARS, its first lines, marked `truncated`, with a note."""
+        return read_slice(self._relative(path, self.task.readable), self.file_text(path, self.task.readable))
+
+    def file_text(self, path, allowed=None):
+        """The whole text of a readable or editable file, as read_file decodes it: the harness's
+        own read (an edit written as text is made against the whole file), never a tool."""
+        allowed = allowed or (*self.task.readable, *self.task.editable)
+        return self._read(path, allowed).decode("utf-8", errors="replace")
 
     def replace_text(self, old, new, path=None):
         """Replace `old` with `new` in an editable file when `old` occurs exactly once."""
@@ -114,7 +120,7 @@ class RepoTools:
         edited = (before.encode("utf-8", "surrogateescape") + new.encode("utf-8", "surrogatepass")
                   + after.encode("utf-8", "surrogateescape"))
         if len(edited) > MAX_FILE_BYTES:
-            raise ValueError(f"the edit would make {relative} larger than {MAX_FILE_BYTES} bytes; refused")
+            raise ValueError(f"the edit would make {relative} larger than {MAX_FILE_BYTES:,} bytes; refused")
         write_atomic(self.root / relative, edited)
         return {"path": relative, "replaced": 1}
 
@@ -137,7 +143,7 @@ class RepoTools:
             raise ValueError(f"{quoted(path)} resolves outside the repository; refused")
         info = resolved.stat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:  # a FIFO would hang a read
-            raise ValueError(f"{quoted(path)} is not a regular file under {MAX_FILE_BYTES} bytes; refused")
+            raise ValueError(f"{quoted(path)} is not a regular file of at most {MAX_FILE_BYTES:,} bytes; refused")
         return resolved.read_bytes()
 
     def _relative(self, path, allowed):

@@ -14,7 +14,8 @@ from typing import NamedTuple
 from fixing.failing_uses import used_by
 from fixing.project_pytest import COLLECT, default_python, missing_modules, project_command, project_tests, pytest_missing
 from fixing.repo import RepoProblem, list_files, starting_tree
-from fixing.task import build_task, choose_files, default_ticket, matching, shown
+from fixing.left_out import shown
+from fixing.task import build_task, choose_files, default_ticket, matching
 from loop.context import preload, preload_paths
 from repo_tools import RepoTools
 from runs.printer import clean, result_line
@@ -46,7 +47,7 @@ def prepare(args, folder, show):
     start = first_run(tree, command, repo, files, show)
     if start is None:
         return None
-    task = make_task(args, repo, tree, files, command, start, show)
+    task = make_task(args, repo, tree, files, command, start, show, left_out)
     tools = RepoTools(fresh_copy(task, folder / "work"), task=task, sandbox_mode=args.sandbox_mode)
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
         say_context(task, start, tools.read_file, show)
@@ -102,8 +103,9 @@ def first_run(tree, command, repo, files, show):
     return start
 
 
-def make_task(args, repo, tree, files, command, start, show):
-    """The task: the ticket, the project's test code, what the model may read and edit."""
+def make_task(args, repo, tree, files, command, start, show, copy_left_out=()):
+    """The task: the ticket, the project's test code, what the model may read and edit, and what
+    was left out of them and of the copy (`copy_left_out`), with why."""
     failing = failures(start["output"])
     failing_files = [test.split("::")[0] for test, _ in failing]
     # Only the failing tests' own files join the collected ones: a blamed file is code to repair.
@@ -116,15 +118,14 @@ def make_task(args, repo, tree, files, command, start, show):
         if not matching(files, [glob]):
             raise RepoProblem(f"--editable {glob} matches no file of {repo}")
     first = first_files(tree, files, tests, [test for test, _ in failing], start["output"])
-    readable, editable, notes = choose_files(tree, files, tests, first, args.readable, args.editable)
-    for note in notes:
+    chosen = choose_files(tree, files, tests, first, args.readable, args.editable)
+    for note in chosen.notes:
         show.line(f"note: {clean(note)}")
-    if not editable:
-        raise RepoProblem(f"nothing to edit in {repo}: no text file outside the tests was chosen; "
-                          "choose files with --editable GLOB")
+    if not chosen.editable:
+        raise RepoProblem(f"nothing to edit in {repo}: {clean(chosen.why_none)}; choose files with --editable GLOB")
     task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, tests, command,
-                      readable, editable)
-    show.line(f"task: {len(readable)} readable files, editable: {clean(shown(editable))}")
+                      chosen.readable, chosen.editable, [*copy_left_out, *chosen.left_out])
+    show.line(f"task: {len(chosen.readable)} readable files, editable: {clean(shown(chosen.editable))}")
     return task
 
 

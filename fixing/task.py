@@ -17,16 +17,17 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
+from fixing.left_out import KEPT, kept, shown, why_none
 from fixing.project_pytest import project_command
 from fixing.repo import starting_tree
-from repo_tools import MAX_FILE_BYTES
+from workspace.file_limits import READ_CHARS, text_size
 from workspace.task_catalog import SAMPLE_TASK, Task, load_task
 from workspace.user_tests import is_test, is_tooling
 
 READ_BUDGET = 200_000  # characters of readable files in all: what a model could read in one run
 READ_FILES = 60        # file names in the prompt and in read_file's description
-SHOWN = 5              # names shown in a note about what was left out
 
 
 @dataclass(frozen=True)
@@ -35,14 +36,16 @@ class UserTask(Task):
     keep: object = field(default=None, compare=False, repr=False)  # a replay's temporary tree, alive with the task
     preload_as_listed: bool = False  # the preload shows `readable` in its order (a recording from before: editable first)
     keeps_links = True  # links inside the repository, as starting_tree copied them (never editable)
+    left_out: tuple = ()  # "path (why)": what the copy and the choice left out (fixing/left_out.py: kept)
 
 
-def build_task(name, ticket, tree, tests, command, readable, editable):
+def build_task(name, ticket, tree, tests, command, readable, editable, left_out=()):
     """The UserTask for the project `name` whose starting tree is at `tree`; the preload shows
-    the readable files in their order (choose_files puts what the failing tests use first)."""
+    the readable files in their order (choose_files puts what the failing tests use first).
+    `left_out`: "path (why)" for each file left out, kept in the recording (the first few hundred)."""
     return UserTask(name=f"fix:{name}", title=f"fix the failing tests of {name}", ticket=ticket,
                     readable=tuple(readable), editable=tuple(editable), repo=Path(tree), pytest=command,
-                    tests=tuple(sorted(tests)), preload_as_listed=True)
+                    tests=tuple(sorted(tests)), preload_as_listed=True, left_out=kept(left_out))
 
 
 def default_ticket(failing, start):
@@ -54,38 +57,63 @@ def default_ticket(failing, start):
     return "These tests fail:\n" + "\n".join(lines) + "\nMake them pass by fixing the code, not the tests."
 
 
+class Chosen(NamedTuple):
+    """What choose_files chose, and what it did not."""
+    readable: list
+    editable: list
+    notes: list      # one line per thing a user should know
+    left_out: list   # "path (why)": each file it considered and did not choose (not text, past the budget)
+    why_none: str    # when nothing is editable: what was found and why each was not chosen (bounded)
+
+
 def choose_files(tree, files, tests, first=(), readable_globs=(), editable_globs=()):
-    """(readable, editable, notes): the files the model may read and edit, and one line per
-    thing a user should know (what the budget left out, what was skipped and why). Readable, in
-    the order a model is shown them: `--readable`'s, `first` (what the failing tests use), the
-    code, the tests, then packaging and tool configuration (readable, never editable by default)."""
-    notes, sizes = [], {p: text_size(Path(tree) / p) for p in files}
+    """The files the model may read and edit (a Chosen). Readable, in the order a model is shown
+    them: `--readable`'s, `first` (what the failing tests use), the code, the tests, then packaging
+    and tool configuration (readable, never editable by default). Only these, and `--editable`'s,
+    are looked at; each one that is not text the tools can edit is named with why."""
     python = sorted((p for p in files if p.endswith(".py")), key=lambda p: (p.count("/"), p))
     code = [p for p in python if not is_test(p, tests) and not is_tooling(p)]
-    wanted = [*matching(files, readable_globs), *first, *code, *[p for p in python if is_test(p, tests)], *python]
+    known, chosen = set(files), matching(files, editable_globs)
+    wanted = [p for p in dict.fromkeys([*matching(files, readable_globs), *first, *code,
+                                        *[p for p in python if is_test(p, tests)], *python]) if p in known]
+    sizes = {p: text_size(Path(tree) / p) for p in dict.fromkeys([*wanted, *chosen])}
+    not_text = [f"{p} ({sizes[p]})" for p in wanted if isinstance(sizes[p], str) and p not in chosen]
+    notes = [f"left out, not text the model can read and edit: {shown(not_text)}"] if not_text else []
+    # An empty file (an empty __init__.py) has nothing to read or edit: not worth a word.
+    readable, left = _within_budget([p for p in wanted if isinstance(sizes[p], int) and sizes[p]], sizes, notes)
+    left_out = [*not_text, *(f"{p} (past the read budget)" for p in left)]
+    if not editable_globs:
+        editable = [p for p in readable if p in code]
+        return Chosen(readable, editable, notes, left_out, "" if editable else why_none(
+            code, sizes, left, ("Python file", "outside the tests and tool configuration"), python))
+    editable = _editable(chosen, sizes, tests, notes, left_out)
+    return Chosen([*readable, *[p for p in editable if p not in readable]], editable, notes, left_out,
+                  "" if editable else why_none(chosen, sizes, left, ("file", "--editable matched"), python))
+
+
+def _within_budget(paths, sizes, notes):
+    """(readable, left out): `paths` in order while READ_FILES and READ_BUDGET last. A file counts
+    what read_file shows of it at most, so a big module costs no more than READ_CHARS."""
     readable, left, used = [], [], 0
-    for path in dict.fromkeys(wanted):
-        if not sizes.get(path) or not isinstance(sizes[path], int):
-            continue  # not text, or empty (an empty __init__.py has nothing to read or edit)
-        if len(readable) < READ_FILES and used + sizes[path] <= READ_BUDGET:
+    for path in paths:
+        cost = min(sizes[path], READ_CHARS)
+        if len(readable) < READ_FILES and used + cost <= READ_BUDGET:
             readable.append(path)
-            used += sizes[path]
+            used += cost
         else:
             left.append(path)
     if left:
         notes.append(f"budget: {len(readable)} files readable ({used} characters), {len(left)} left out: "
                      f"{shown(left)} (choose with --readable and --editable)")
-    if not editable_globs:
-        return readable, [p for p in readable if p in code], notes
-    editable = _editable(matching(files, editable_globs), sizes, tests, notes)
-    return [*readable, *[p for p in editable if p not in readable]], editable, notes
+    return readable, left
 
 
-def _editable(paths, sizes, tests, notes):
+def _editable(paths, sizes, tests, notes, left_out):
     """The files `--editable` chose that can be edited as text; the rest are named in notes."""
     skipped = [f"{p} ({sizes.get(p)})" for p in paths if not isinstance(sizes.get(p), int)]
     if skipped:
         notes.append(f"skipped from --editable: {shown(skipped)}")
+        left_out.extend(skipped)
     editable = [p for p in paths if isinstance(sizes.get(p), int)]
     chosen_tests = [p for p in editable if is_test(p, tests)]
     if chosen_tests:
@@ -100,33 +128,12 @@ def matching(files, globs):
         os.path.basename(p), g)) for g in globs)]
 
 
-def text_size(path):
-    """The characters of a file the tools can read and edit as text, or why not (a string)."""
-    try:
-        if os.path.islink(path) or not os.path.isfile(path):
-            return "not a regular file"
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            return f"over {MAX_FILE_BYTES} bytes"
-        data = Path(path).read_bytes()
-        if b"\0" in data:
-            return "binary"
-        return len(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return "binary"  # not UTF-8: an edit written back as UTF-8 would change other bytes
-    except OSError as error:
-        return f"unreadable: {error.strerror or type(error).__name__}"
-
-
-def shown(paths):
-    return ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
-
-
 def task_spec(task, tests_args):
     """The task as a recording keeps it: enough to rebuild it (with the repository at hand)."""
     return {"name": task.name, "title": task.title, "ticket": task.ticket, "readable": list(task.readable),
             "editable": list(task.editable), "tests": list(task.tests), "repo": task.pytest.inside,
             "python": task.pytest.python, "tests_args": list(tests_args), "timeout": task.pytest.timeout,
-            "preload_as_listed": task.preload_as_listed}
+            "preload_as_listed": task.preload_as_listed, "left_out": list(task.left_out)}
 
 
 def recorded_task(recording, tasks_dir=None, tree=True):
@@ -154,7 +161,8 @@ def task_from_spec(spec, files=None):
     command = project_command(spec["repo"], spec["python"], spec["tests_args"], spec["timeout"])
     return UserTask(name=spec["name"], title=spec["title"], ticket=spec["ticket"], readable=tuple(spec["readable"]),
                     editable=tuple(spec["editable"]), repo=repo, pytest=command, tests=tuple(spec["tests"]),
-                    keep=keep, preload_as_listed=spec.get("preload_as_listed", False))
+                    keep=keep, preload_as_listed=spec.get("preload_as_listed", False),
+                    left_out=tuple(spec.get("left_out", ())))
 
 
 def spec_problem(spec, files):
@@ -169,6 +177,9 @@ def spec_problem(spec, files):
         return "timeout must be a positive number"
     if not isinstance(spec.get("preload_as_listed", False), bool):
         return "preload_as_listed must be true or false"
+    left_out = spec.get("left_out", [])  # recordings from before it have none
+    if not isinstance(left_out, list) or len(left_out) > KEPT + 1 or not all(isinstance(v, str) for v in left_out):
+        return f"left_out must be a list of at most {KEPT + 1} texts"
     if not os.path.isabs(spec["repo"]) or not os.path.basename(spec["python"]).startswith("python"):
         return "repo must be an absolute path and python an interpreter named python*"
     paths = [*spec["readable"], *spec["editable"], *spec["tests"], *files]

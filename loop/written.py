@@ -62,8 +62,9 @@ class Refused(dict):
 
 
 def current_text(tools, path):
-    """An editable file's text as replace_text will see it, or None when it cannot be read."""
+    """An editable file's whole text as replace_text will see it, or None when it cannot be read:
+    the tools' own read, not read_file's, which shows a big file only in part."""
     try:
-        return tools.read_file(path)["text"]
-    except (ValueError, TypeError, OSError, KeyError):
+        return tools.file_text(path)
+    except (ValueError, TypeError, OSError):
         return None

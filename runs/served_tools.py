@@ -11,6 +11,7 @@ What this file deliberately is not: a tool. It cannot answer a call the recordin
 from repo_tools import schemas_for
 from runs.recording import plain_copy
 from runs.replay_check import RequestDrift
+from workspace.file_limits import read_slice
 
 
 class ServedTools:
@@ -41,9 +42,14 @@ class ServedTools:
         raise RequestDrift(f"{name}({arguments}) was never called in the recording")
 
     def read_file(self, path):
+        """What RepoTools.read_file returns of the file as it is now: a big one's first lines."""
+        return read_slice(path, self.file_text(path))
+
+    def file_text(self, path):
+        """The whole text, as RepoTools.file_text reads it (edits written as text need it)."""
         if path not in self.files:
             raise ValueError(f"{path!r} is not allowed here")
-        return {"path": path, "text": self.files[path]}
+        return self.files[path]
 
     def _edit(self, arguments):
         path = arguments.get("path") or self.task.editable[0]

@@ -46,7 +46,7 @@ def test_links_inside_the_repository_work_and_one_pointing_outside_is_never_foll
     assert "starting tests: exit_code 1, 2 passed, 1 failed" in printed and "verdict: repaired" in printed
     assert ("note: left out of the copy: private (a link pointing outside the repository), "
             "token.txt (a link pointing outside the repository)") in printed
-    assert "note: skipped from --editable: docs.md (not a regular file)" in printed
+    assert "note: skipped from --editable: docs.md (a link)" in printed
     assert changed(before, tree_state(repo)) == {"src/calc/ops.py"} and (repo / "src/calc/ops.py").read_text() == OPS_FIXED
     recording = output.read_text()
     assert "TOKEN-4711" not in recording and "TOKEN-4711" not in json.dumps(fake_ollama.requests)

@@ -13,6 +13,7 @@ from repo_tools import RepoTools, schemas_for
 from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS
 from tests.processes import gone_soon, grandchild, running_with, watching, write_probe
 from workspace import sandbox
+from workspace.file_limits import MAX_FILE_BYTES, READ_CHARS
 from workspace.pytest_run import OUTPUT_CHARS
 from workspace.task_catalog import fresh_copy, load_task, solution_edits
 
@@ -76,7 +77,7 @@ def test_replace_text_edits_exactly_once_keeping_the_mode_but_always_readable(to
 
 def test_replace_text_refuses_an_edit_past_the_size_limit_and_the_file_stays_usable(tools, workspace):
     before = (workspace / "path_rules.py").read_bytes()
-    with pytest.raises(ValueError, match="larger than 100000 bytes"):
+    with pytest.raises(ValueError, match=f"larger than {MAX_FILE_BYTES:,} bytes"):
         tools.replace_text(FIX_OLD, "x" * 50_000_000)
     assert (workspace / "path_rules.py").read_bytes() == before
     assert tools.replace_text(FIX_OLD, FIX_NEW)["replaced"] == 1  # later edits still work
@@ -219,9 +220,22 @@ def test_read_file_refuses_a_fifo_or_a_huge_file_left_by_tested_code(tools, work
     os.mkfifo(workspace / "path_rules.py")  # reading it would block forever
     with pytest.raises(ValueError, match="not a regular file"):
         tools.read_file("path_rules.py")
-    (workspace / "tests/test_path_rules.py").write_text("#" * 200_000)
-    with pytest.raises(ValueError, match="not a regular file under"):
+    (workspace / "tests/test_path_rules.py").write_text("#" * (MAX_FILE_BYTES + 1))
+    with pytest.raises(ValueError, match=f"not a regular file of at most {MAX_FILE_BYTES:,} bytes"):
         tools.read_file("tests/test_path_rules.py")
+
+
+def test_a_big_file_is_read_in_its_first_lines_and_edited_whole(tools, workspace):
+    filler = "".join(f"LINE_{n:06d} = {n}\n" for n in range(READ_CHARS // 10))  # ~1.7 times what read_file shows
+    big = filler + (workspace / "path_rules.py").read_text()
+    (workspace / "path_rules.py").write_text(big)
+    shown = tools.read_file("path_rules.py")
+    assert shown["truncated"] is True and len(shown["text"]) <= READ_CHARS and big.startswith(shown["text"])
+    assert shown["text"].endswith("\n") and FIX_OLD not in shown["text"]  # whole lines; the rest is not shown
+    assert f"first {len(shown['text']):,} of {len(big):,} characters" in shown["note"]
+    assert tools.file_text("path_rules.py") == big  # the harness's own read is whole
+    assert tools.replace_text(FIX_OLD, FIX_NEW)["replaced"] == 1  # past the slice, the edit still applies
+    assert (workspace / "path_rules.py").read_text() == big.replace(FIX_OLD, FIX_NEW)
 
 
 def test_the_projects_own_pytest_never_collects_the_samples_or_the_tasks_tests():

@@ -67,3 +67,27 @@ def fake_venv(folder, packages=True, paths=()):
     lines = [*(site.getsitepackages() if packages else []), *map(str, paths)]
     (packages_folder / "links.pth").write_text("".join(f"{line}\n" for line in lines))
     return folder / "bin" / "python"
+
+
+CLAMP = "def clamp(value, low, high):\n    return max(low, min(value, high - 1))\n"
+CLAMP_FIXED = CLAMP.replace("high - 1", "high")
+TEST_CLAMP = ("from biglib.core import clamp\n\n\ndef test_inside():\n    assert clamp(2, 0, 3) == 2\n\n\n"
+              "def test_above():\n    assert clamp(5, 0, 3) == 3\n")
+
+
+def big_module(size):
+    """A module of `size` bytes or a little more, as real libraries keep much of their code: many
+    small functions, and last the buggy `clamp` (past what read_file shows of it)."""
+    helpers, total, number = [], 0, 0
+    while total < size - len(CLAMP):
+        helper = f'def scale_{number:05d}(value):\n    """Scale by {number}."""\n    return value * {number}\n\n\n'
+        helpers.append(helper)
+        total, number = total + len(helper), number + 1
+    return "".join(helpers) + CLAMP
+
+
+def big_library(core):
+    """A library whose tests fail in `core` (biglib/core.py's text), beside a small script no
+    test uses (the file fix.py once chose instead of a module too big for it)."""
+    return {"biglib/__init__.py": "", "biglib/core.py": core, "tests/test_core.py": TEST_CLAMP,
+            "benchmarks/bench_sum.py": "import timeit\n\nprint(timeit.timeit('sum(range(100))', number=1000))\n"}

@@ -10,6 +10,8 @@ verdict, safe file writes. In reading order:
   frames, the files a traceback blames.
 - verdict.py: the independent verdict, on a clean copy that receives only the editable files.
 - files.py: atomic writes, fingerprints, removing trees.
+- file_limits.py: what of a file the model may read and edit: the size limit, read_file's
+  slice of a big file, and why a file is not text the tools can edit.
 - user_tests.py: which files are test code, the one answer for every task: named like a test,
   and in a user's project what its tests import too, read by python_imports.py (the imports,
   never run) and project_names.py (the packages its packaging names).

@@ -23,7 +23,8 @@ import ast
 from collections import namedtuple
 from pathlib import Path, PurePosixPath
 
-MAX_SOURCE_BYTES = 1_000_000  # a source file this big is generated data, not code a test imports
+from workspace.file_limits import MAX_FILE_BYTES
+
 # What one name bound by an import stands for: its module's files (its packages' __init__.py
 # first, the module last), and the attribute looked up in that module (`from calc import add`).
 Binding = namedtuple("Binding", "files attribute")
@@ -64,7 +65,8 @@ def parse(tree, path):
     """The module `path` as an ast, or None (too big, unreadable, not UTF-8, not Python)."""
     try:
         source = Path(tree, path)
-        if source.is_symlink() or source.stat().st_size > MAX_SOURCE_BYTES:
+        # Bigger than the model may edit: not read here either (parsing costs ~110 MB per MB).
+        if source.is_symlink() or source.stat().st_size > MAX_FILE_BYTES:
             return None
         return ast.parse(source.read_bytes().decode("utf-8"), filename=path)
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
