@@ -6,6 +6,8 @@ were left out, on the terminal and in the recording. The big files are made here
 import json
 
 import fix
+import replay
+from fixing.task import READ_BUDGET, choose_files
 from testing.scripted import call, done, text
 from tests.user_repos import CLAMP, CLAMP_FIXED, big_library, big_module, make_project, tree_state
 from workspace.file_limits import MAX_FILE_BYTES, READ_CHARS
@@ -52,6 +54,17 @@ def test_a_one_function_block_repairs_the_big_module(fake_ollama, tmp_path, caps
     patch = output.with_suffix(".patch").read_text()
     assert "-    return max(low, min(value, high - 1))\n+    return max(low, min(value, high))\n" in patch
     assert patch.count("\n-") == 1 and patch.count("\n+") == 2  # the ---/+++ headers' lines aside: one line
+    for served in (False, True):  # served: the recorded first message, read through ServedTools' slice
+        assert replay.replay(output, served=served)["differences"] == []
+
+
+def test_a_module_bigger_than_the_read_budget_is_chosen_before_a_small_script(tmp_path):
+    files = big_library(big_module(READ_BUDGET + 50_000))
+    tree = make_project(tmp_path / "biglib", files, git=False)
+    chosen = choose_files(tree, sorted(files), {"tests/test_core.py"}, ["biglib/core.py", "tests/test_core.py"])
+    # It costs the budget what read_file shows of it at most, so the rest still fits beside it.
+    assert chosen.editable == ["biglib/core.py", "benchmarks/bench_sum.py"] and chosen.left_out == []
+    assert chosen.readable == ["biglib/core.py", "tests/test_core.py", "benchmarks/bench_sum.py"]
 
 
 def test_a_module_over_the_limit_is_refused_in_one_line_that_names_it(fake_ollama, tmp_path, capsys):

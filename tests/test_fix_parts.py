@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from fixing.left_out import KEPT, kept
 from fixing.offer import patch_lines
 from fixing.patch import make_patch, moved_on, refusal, stat_lines
 from fixing.project_pytest import config_file, missing_modules, project_command
@@ -177,11 +178,19 @@ SPEC = {"name": "fix:t", "title": "t", "ticket": "t", "readable": ["a.py"], "edi
     ({"python": "/bin/sh"}, "named python"),
     ({"timeout": True}, "positive number"),
     ({"tests_args": "-x"}, "lists of text"),
+    ({"left_out": ["a.bin (binary)", 7]}, "left_out must be a list"),
+    ({"left_out": ["x.bin (binary)"] * 500}, "left_out must be a list of at most"),
 ])
 def test_a_recorded_task_spec_is_untrusted_input(change, words):
     assert words in spec_problem({**SPEC, **change}, [])
     with pytest.raises(ValueError, match="task_spec"):
         task_from_spec({**SPEC, **change})
+
+
+def test_a_recording_keeps_the_first_few_hundred_files_left_out_and_a_count():
+    left_out = [f"data/{n}.bin (binary)" for n in range(KEPT + 5)]
+    assert kept(left_out)[-1] == "and 5 more" and len(kept(left_out)) == KEPT + 1
+    assert spec_problem({**SPEC, "left_out": list(kept(left_out))}, []) is None
 
 
 def test_a_recorded_task_is_rebuilt_only_beside_its_repository(tmp_path):

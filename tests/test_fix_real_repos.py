@@ -51,6 +51,9 @@ def test_links_inside_the_repository_work_and_one_pointing_outside_is_never_foll
     recording = output.read_text()
     assert "TOKEN-4711" not in recording and "TOKEN-4711" not in json.dumps(fake_ollama.requests)
     assert json.loads(recording)["task_spec"]["editable"] == ["src/calc/ops.py"]
+    assert json.loads(recording)["task_spec"]["left_out"] == [  # the copy's, then the choice's
+        "private (a link pointing outside the repository)", "token.txt (a link pointing outside the repository)",
+        "docs.md (a link)"]
 
 
 def test_an_edit_keeps_crlf_endings_and_the_offered_diff_shows_them(fake_ollama, tmp_path, capsys):

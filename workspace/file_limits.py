@@ -9,10 +9,11 @@
   why not, in a few words (a link, binary, not UTF-8, over the limit, unreadable).
 
 Why 2,000,000 bytes: real libraries keep much of their code in modules of 100-200 KB, and the
-biggest hand-written ones stay under 1 MB; the harness's costs grow with the file (measured on
-this machine, 2 cores shared, for generated modules of small functions: a 2 MB module takes
-1.5 s and 220 MB to parse, as an edit written as a definition does once per reply, and 0.35 s
-to diff; 4 MB takes 2-5 s and 440 MB). Generated data of several MB is not code to repair.
+biggest hand-written ones stay under 1 MB. Reading, fingerprinting, replace_text and the diff
+stay under 0.4 s even at 5 MB; parsing is the cost that grows, and an edit written as a
+definition parses the file once per reply (measurements/big-modules/measure.py, 2 cores shared
+with other work, load 5-10): 2 MB takes 1.5-3.6 s and 215 MB; 4 MB 5.4-7 s and 430 MB; 5 MB
+10 s and 540 MB. Generated data of several MB is not code to repair.
 
 What this file deliberately is not: the tools (repo_tools.py refuses and reads), or what a
 message shows the model (loop/context.py keeps each message within its own budget).
@@ -20,7 +21,7 @@ message shows the model (loop/context.py keeps each message within its own budge
 import os
 import stat
 
-MAX_FILE_BYTES = 2_000_000  # see above: 1.5 s and 220 MB to parse at most, per file
+MAX_FILE_BYTES = 2_000_000  # see above: at most a few seconds and ~215 MB to parse, per file
 READ_CHARS = 100_000        # what read_file returned at most before big modules: its slice
 
 
