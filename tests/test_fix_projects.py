@@ -53,3 +53,31 @@ def test_a_selection_asked_for_with_tests_stays(fake_ollama, tmp_path, capsys):
     code, _ = run_fix(fake_ollama, repo, tmp_path, "--tests=-x tests")
     printed = capsys.readouterr().out
     assert code == fix.NOT_APPLIED and "starting tests: exit_code 1, 0 passed, 1 failed" in printed, printed
+
+
+DATA_TEST = ("from pathlib import Path\n\n\ndef test_the_table_is_there():\n"
+             "    assert Path('data/table.txt').read_text() == 'rows\\n'\n")
+
+
+def git(folder, *args):
+    subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+                    "-c", "protocol.file.allow=always", *args], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize("how", ["an untracked nested repository", "a submodule"])
+def test_a_nested_repository_the_tests_read_is_copied(fake_ollama, tmp_path, capsys, how):
+    # git lists a nested repository as one folder: its files must still reach every copy, or the
+    # model is asked to repair a failure the copy made.
+    repo = make_project(tmp_path / "calc", {**PROJECT, "tests/test_data.py": DATA_TEST})
+    data = make_project(tmp_path / ("data" if how == "a submodule" else "calc/data"), {"table.txt": "rows\n"})
+    if how == "a submodule":
+        git(repo, "submodule", "add", "-q", str(data), "data")
+        git(repo, "commit", "-qm", "data")
+    before = tree_state(repo)
+    fake_ollama.play([done(tool_calls=[ADD_FIX])], [text("Fixed add."), done()])
+    code, _ = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "starting tests: exit_code 1, 2 passed, 1 failed" in printed and "verdict: repaired" in printed
+    changed = {path for path in before if before[path] != tree_state(repo).get(path)}
+    assert changed == {"src/calc/ops.py"}
