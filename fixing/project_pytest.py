@@ -20,7 +20,8 @@ the sandbox, a clean environment, bounded time and output) and changes only this
   prints no count), plain (`--color=no`) and ends with one line per failure (`-rfE`). A flag
   that skips tests by what an earlier run saw (`--lf`, `--sw`) has no flag that undoes it: the
   configuration's `addopts` is read (`addopts(...)`) and handed back without it (`-o addopts=`).
-  The user's `--tests` come last: a selection asked for there stays.
+  The user's `--tests` come last: a selection asked for there stays. `plugin_modules(...)` names
+  what `-p NAME` loads there or in `addopts`: fixture modules, test code (workspace/user_tests.py).
 
 What this file deliberately is not: a process runner (pytest_run.py runs the command), a reader
 of pytest's output (pytest_output.py) or the judge of what a start run means (first_steps.py says that).
@@ -125,6 +126,15 @@ def addopts(repo, config):
         return shlex.split(value) if isinstance(value, str) else []
     except ValueError:
         return []
+
+
+def plugin_modules(repo, tests_args=()):
+    """The modules `-p NAME` loads as plugins, in the configuration's `addopts` or the user's
+    `--tests`: fixture modules, test code as much as what the tests import."""
+    args = [*addopts(repo, config_file(repo)), *tests_args]
+    names = [after for arg, after in zip(args, args[1:]) if arg == "-p"]
+    names += [arg[2:] for arg in args if arg.startswith("-p") and len(arg) > 2 and not arg.startswith("-p=")]
+    return [name for name in names if not name.startswith("no:")]
 
 
 def _text(path):

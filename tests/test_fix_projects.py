@@ -81,3 +81,28 @@ def test_a_nested_repository_the_tests_read_is_copied(fake_ollama, tmp_path, cap
     assert "starting tests: exit_code 1, 2 passed, 1 failed" in printed and "verdict: repaired" in printed
     changed = {path for path in before if before[path] != tree_state(repo).get(path)}
     assert changed == {"src/calc/ops.py"}
+
+
+PLUGGED = {"src/calc/__init__.py": "", "src/calc/ops.py": OPS, "checks/__init__.py": "",
+           "checks/expected.py": "import pytest\n\n\n@pytest.fixture\ndef total():\n    return 4\n",
+           "tests/test_ops.py": "from calc.ops import add\n\n\ndef test_add(total):\n    assert add(2, 2) == total\n"}
+
+
+@pytest.mark.parametrize("files", [
+    {**PLUGGED, "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src", "."]\n',
+     "conftest.py": 'pytest_plugins = ["checks.expected"]\n'},
+    {**PLUGGED, "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src", "."]\naddopts = "-p checks.expected"\n'},
+], ids=["pytest_plugins in conftest.py", "-p in addopts"])
+def test_a_fixture_module_loaded_as_a_plugin_is_test_code(fake_ollama, tmp_path, capsys, files):
+    repo = make_project(tmp_path / "calc", files)
+    before = tree_state(repo)
+    # The "repair" a model may find: make the fixture expect what the broken code returns.
+    cheat = call("replace_text", path="checks/expected.py", old="return 4", new="return 0")
+    fake_ollama.play([done(tool_calls=[cheat])], [text("The tests pass now."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == fix.NOT_APPLIED and tree_state(repo) == before, printed
+    assert "note: test code the tests import, never editable by default: checks/__init__.py, checks/expected.py" in printed
+    spec = json.loads(output.read_text())["task_spec"]
+    assert spec["editable"] == ["src/calc/ops.py"] and "checks/expected.py" in spec["tests"]
+    assert "verdict: not repaired" in printed
