@@ -3,7 +3,9 @@
 `add_model_flags`, `add_loop_flags` and `add_task_flags` add them to a parser; `parsed(parser,
 argv)` parses and builds, once: `args.model`, a models.choice.ModelChoice (the adapter, the
 model, its servers and options), and, where the parser has the loop's flags, `args.settings`,
-a LoopSettings (the named configuration of `--settings`, then each flag given). A bad flag or
+a LoopSettings (the named configuration of `--settings`, then each flag given). A configuration
+carries the model options it was measured with (settings/small-model.json: temperature 0.7):
+they fill the choice's options no flag gave. A bad flag or
 combination is one line (exit 2); a settings file that cannot be used is a ValueError, which
 the command line prints in one line (exit 1). The flags those values were built from are gone
 from `args` afterwards, so nothing reads them twice.
@@ -18,10 +20,11 @@ or where a model is built and asked (runs/adapters.py).
 """
 import argparse
 import os
+from dataclasses import replace
 
 from local_model import DEFAULT_HOST, DEFAULT_MODEL
 from models.choice import ModelChoice
-from settings.named import load_settings, names
+from settings.named import load_preset, names
 from workspace.task_catalog import SAMPLE_TASK
 
 MODEL_FLAGS = ("api", "host", "base_url", "parallel", "model_digest", "temperature", "seed", "num_ctx",
@@ -105,7 +108,10 @@ def parsed(parser, argv, built_in=None):
     args = parser.parse_args(argv)
     args.model = model_choice(parser, args, built_in)
     if hasattr(args, "max_turns"):
-        args.settings = settings_from(args)
+        args.settings, options = settings_from(args)
+        if args.model.api != "scripted":  # a built-in scripted model is sent nothing
+            args.model = replace(args.model, **{key: value for key, value in options.items()
+                                                if getattr(args.model, key) is None})
     return args
 
 
@@ -135,12 +141,12 @@ def model_choice(parser, args, built_in=None):
 
 
 def settings_from(args):
-    """The run's LoopSettings: the named configuration, then every flag given; a bad value or
-    combination is a ValueError (one line on the terminal)."""
+    """(the run's LoopSettings: the named configuration, then every flag given; the model options
+    the configuration carries). A bad value or combination is a ValueError (one line on the terminal)."""
     given = {field: getattr(args, field) for field in LOOP_FLAGS if getattr(args, field) is not None}
     for field in LOOP_FLAGS:
         delattr(args, field)
-    return load_settings(args.settings, **given)
+    return load_preset(args.settings, **given)
 
 
 def default_host(api):

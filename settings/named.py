@@ -1,7 +1,9 @@
 """Reading a named configuration (settings/NAME.json) or any settings file into a LoopSettings.
 
 A file is a JSON object of LoopSettings' fields, each optional (a missing field takes the
-loop's default), plus "about", one sentence on what it is for. "system" may be one string or a
+loop's default), plus "about", one sentence on what it is for, and "options", the model options
+it was measured with (`{"temperature": 0.7}`: models/choice.py's names and checks; a flag given
+wins, runs/flags.py). "system" may be one string or a
 list of lines (joined with newlines), so a prompt reads line by line in the file. Anything
 else (an unknown field, a wrong value, a file that is not JSON) is one ValueError naming the
 file and the problem: the command line prints it as one line.
@@ -14,6 +16,7 @@ import re
 from pathlib import Path
 
 from agent_loop import LoopSettings
+from models.choice import CHECKS, OPTION_NAMES, WORDS
 
 FOLDER = Path(__file__).resolve().parent
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")  # a named configuration, as opposed to a file's path
@@ -37,12 +40,17 @@ def settings_path(name_or_file):
 
 def load_settings(name_or_file, **changes):
     """The LoopSettings a --settings value names, with `changes` (flags given) on top."""
+    return load_preset(name_or_file, **changes)[0]
+
+
+def load_preset(name_or_file, **changes):
+    """(the LoopSettings, the model options) a --settings value names, `changes` on the settings."""
     path = settings_path(str(name_or_file))
     try:
         if path.stat().st_size > MAX_BYTES:
             raise ValueError(f"larger than {MAX_BYTES:,} bytes")
         data = json.loads(path.read_text(encoding="utf-8"))
-        return LoopSettings(**{**fields_of(data), **changes})
+        return LoopSettings(**{**fields_of(data), **changes}), options_of(data)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError, TypeError) as error:
         raise ValueError(f"--settings {name_or_file}: {_why(error)}") from None
 
@@ -51,13 +59,26 @@ def fields_of(data):
     """The LoopSettings fields of a settings file's object."""
     if not isinstance(data, dict):
         raise ValueError(f"a settings file holds one JSON object, not a {type(data).__name__}")
-    unknown = sorted(set(data) - set(LoopSettings.__dataclass_fields__) - {"about"})
+    unknown = sorted(set(data) - set(LoopSettings.__dataclass_fields__) - {"about", "options"})
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r}; fields: {', '.join(LoopSettings.__dataclass_fields__)}")
-    fields = {key: value for key, value in data.items() if key != "about"}
+    fields = {key: value for key, value in data.items() if key not in ("about", "options")}
     if isinstance(fields.get("system"), list) and all(isinstance(line, str) for line in fields["system"]):
         fields["system"] = "\n".join(fields["system"])
     return fields
+
+
+def options_of(data):
+    """The model options a settings file's object carries ({} when none), checked as a flag's are."""
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise ValueError(f'"options" holds a JSON object of model options, not a {type(options).__name__}')
+    for key, value in options.items():
+        if key not in OPTION_NAMES:
+            raise ValueError(f"unknown model option {key!r}; options: {', '.join(OPTION_NAMES)}")
+        if not CHECKS[key](value):
+            raise ValueError(f"option {key} must be {WORDS[key]}, not {value!r}")
+    return dict(options)
 
 
 def _why(error):
