@@ -23,7 +23,7 @@ import os
 from dataclasses import replace
 
 from local_model import DEFAULT_HOST, DEFAULT_MODEL
-from models.choice import ModelChoice
+from models.choice import OPTION_NAMES, ModelChoice
 from settings.named import load_preset, names
 from workspace.task_catalog import SAMPLE_TASK
 
@@ -108,11 +108,25 @@ def parsed(parser, argv, built_in=None):
     args = parser.parse_args(argv)
     args.model = model_choice(parser, args, built_in)
     if hasattr(args, "max_turns"):
+        name = args.settings
         args.settings, options = settings_from(args)
-        if args.model.api != "scripted":  # a built-in scripted model is sent nothing
-            args.model = replace(args.model, **{key: value for key, value in options.items()
-                                                if getattr(args.model, key) is None})
+        args.model = with_options(args.model, options, name)
     return args
+
+
+def with_options(choice, options, name):
+    """`choice` with the model options the configuration `name` carries where no flag gave one;
+    a ValueError naming it for an option no adapter takes, or a value a flag could not have."""
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(f"--settings {name}: unknown model option {unknown[0]!r}; options: {', '.join(OPTION_NAMES)}")
+    try:
+        replace(choice, **options)  # checked whole, even where a flag wins
+    except ValueError as error:
+        raise ValueError(f"--settings {name}: option {error}") from None
+    if choice.api == "scripted":  # a built-in scripted model is sent nothing
+        return choice
+    return replace(choice, **{key: value for key, value in options.items() if getattr(choice, key) is None})
 
 
 def model_choice(parser, args, built_in=None):

@@ -2,8 +2,8 @@
 
 A file is a JSON object of LoopSettings' fields, each optional (a missing field takes the
 loop's default), plus "about", one sentence on what it is for, and "options", the model options
-it was measured with (`{"temperature": 0.7}`: models/choice.py's names and checks; a flag given
-wins, runs/flags.py). "system" may be one string or a
+it was measured with (`{"temperature": 0.7}`), handed to runs/flags.py, where models/choice.py
+checks them as it checks the flags (a flag given wins). "system" may be one string or a
 list of lines (joined with newlines), so a prompt reads line by line in the file. Anything
 else (an unknown field, a wrong value, a file that is not JSON) is one ValueError naming the
 file and the problem: the command line prints it as one line.
@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 
 from agent_loop import LoopSettings
-from models.choice import CHECKS, OPTION_NAMES, WORDS
 
 FOLDER = Path(__file__).resolve().parent
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")  # a named configuration, as opposed to a file's path
@@ -69,15 +68,11 @@ def fields_of(data):
 
 
 def options_of(data):
-    """The model options a settings file's object carries ({} when none), checked as a flag's are."""
+    """The model options a settings file's object carries ({} when none), not yet checked: the
+    model's options are models/choice.py's to check, a layer above this one."""
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise ValueError(f'"options" holds a JSON object of model options, not a {type(options).__name__}')
-    for key, value in options.items():
-        if key not in OPTION_NAMES:
-            raise ValueError(f"unknown model option {key!r}; options: {', '.join(OPTION_NAMES)}")
-        if not CHECKS[key](value):
-            raise ValueError(f"option {key} must be {WORDS[key]}, not {value!r}")
     return dict(options)
 
 
