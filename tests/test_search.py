@@ -264,3 +264,24 @@ def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp
         signal.signal(signal.SIGUSR1, previous)
     assert chats[1].closed_streams == 1 and chats[1].remaining_turns == 1  # stopped at its next check
     assert chats[2].requests == []  # never started
+
+
+def test_a_search_that_lost_candidates_to_its_server_and_chose_none_is_an_infra_failure(tmp_path, capsys):
+    """The only server answers the first candidate (a failing answer), then dies: the two others
+    are lost to it. That search says nothing about the model: it is an infra failure (left out of
+    n, exit 1), and the same command runs it again once the server is back."""
+    import evaluate
+    from testing.fake_openai import FakeOpenAI
+    from testing.fake_openai import text as sse_text
+    fixed = {"old": 'parts = path.split("/")', "new": 'parts = path.replace("\\\\", "/").split("/")'}
+    with FakeOpenAI(sse_text("I cannot fix it.")) as server:  # its script spent, it answers 500
+        command = ["--api", "openai", "--base-url", server.url, "--model", "qwen2.5-coder-1.5b", "--tasks",
+                   "path_rules", "--candidates", "3", "--out", str(tmp_path / "eval")]
+        code = evaluate.main(command)
+        summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+        assert code == 1 and summary["infra_failures"] == 1 and summary["overall"]["attempts"] == 0
+        from testing.fake_openai import llama_cpp_call
+        server.play(llama_cpp_call("replace_text", json.dumps(fixed)), sse_text("Fixed."))
+        assert evaluate.main(command) == 0
+    summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+    assert summary["infra_failures"] == 0 and summary["overall"] == {"attempts": 1, "repaired": 1, "pass@1": 1.0}
