@@ -1,8 +1,10 @@
 """record_run.py against the loopback server: progress, the recording, and clear refusals."""
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -125,23 +127,29 @@ def test_the_default_output_never_overwrites_an_earlier_recording(tmp_path, monk
     assert second != first and not (tmp_path / second).exists()
 
 
-def test_a_run_whose_output_cannot_be_written_at_the_end_is_kept_in_a_temporary_file(
-        fake_ollama, tmp_path, capsys, monkeypatch):
-    fake_ollama.play([text("Done."), done()])
-    real_save, calls = record_run.save, []
+def folder_gone(folder):
+    """A step between two chunks of a live turn: the output folder goes, and a file takes its
+    place (so it cannot be made again, even by root)."""
+    def step():
+        shutil.rmtree(folder)
+        folder.write_text("no longer a folder")
+    return step
 
-    def save_fails_once(path, recording):
-        calls.append(path)
-        if len(calls) == 1:
-            raise PermissionError(13, "Permission denied")
-        real_save(path, recording)
-    monkeypatch.setattr(record_run, "save", save_fails_once)
-    (tmp_path / "kept").mkdir()
-    monkeypatch.setattr(record_run.tempfile, "gettempdir", lambda: str(tmp_path / "kept"))
-    assert record_run.main(["--host", fake_ollama.url, "--output", str(tmp_path / "run.json")]) == 0
-    captured = capsys.readouterr()
-    assert "cannot write" in captured.err and f"saving to {tmp_path / 'kept' / 'run.json'}" in captured.err
-    assert json.loads((tmp_path / "kept" / "run.json").read_text())["stop"]["reason"] == "assistant_finished"
+
+def test_a_run_whose_output_folder_goes_mid_run_is_kept_under_a_fresh_name(fake_ollama, tmp_path, capsys,
+                                                                            monkeypatch):
+    spare = tmp_path / "tmp"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))  # what TMPDIR says
+    (spare / "run.json").write_text("someone else's file")
+    fake_ollama.play([text("Done"), folder_gone(tmp_path / "out"), text("."), done()])
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(tmp_path / "out" / "run.json")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    kept = [path for path in spare.iterdir() if path.name != "run.json"]
+    assert (spare / "run.json").read_text() == "someone else's file"  # never overwritten
+    assert len(kept) == 1 and load(kept[0])["stop"]["reason"] == "assistant_finished"
+    assert len(err) == 1 and err[0].startswith(f"warning: cannot write {tmp_path / 'out' / 'run.json'} (")
+    assert err[0].endswith(f"the run is saved in {kept[0]} instead")
 
 
 def test_a_live_run_with_a_lone_surrogate_is_printed_and_recorded_with_its_verdict(fake_ollama, tmp_path, capsys):
