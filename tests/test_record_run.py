@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from runs.recording import FORMAT, load, sample_hashes
 from testing.fake_ollama import Stall
 from testing.scripted import call, done, text, thinking
 from tests.helpers import FIX
-from tests.processes import closed_port
+from tests.processes import closed_port, silent_server
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 
@@ -251,3 +252,24 @@ def test_a_server_that_only_keeps_the_stream_alive_is_cut_at_the_deadline(fake_o
     rec = load(output)
     assert rec["stop"] == {"type": "stopped", "turn": 1, "reason": "deadline"}
     assert sum(rec["timings"]["model_s"]) < 4, rec["timings"]  # not until the server gives up (30 s)
+
+
+@pytest.mark.parametrize(("api", "flag", "path"), [("ollama", "--host", ""), ("openai", "--base-url", "/v1")])
+def test_servers_that_take_a_connection_and_never_answer_are_checked_at_once_within_a_short_bound(
+        tmp_path, capsys, monkeypatch, api, flag, path):
+    """Before, the start check waited the run's read timeout (300 s) on each server in turn,
+    whatever --deadline said. Now both are asked at once, each for CHECK_SECONDS."""
+    from runs import adapters
+    monkeypatch.setattr(adapters, "CHECK_SECONDS", 1.5, raising=False)
+    code = []
+    with silent_server() as (one, first), silent_server() as (two, second):
+        argv = ["--api", api, flag, one + path, flag, two + path, "--model", "qwen2.5-coder-1.5b",
+                "--deadline", "1000", "--output", str(tmp_path / "run.json")]
+        command = threading.Thread(target=lambda: code.append(record_run.main(argv)), daemon=True)
+        command.start()
+        command.join(30)  # a wide bound, only to catch a hang: the check itself takes 1.5 s
+        assert not command.is_alive(), "the start check hung"
+    assert code == [1] and not (tmp_path / "run.json").exists()
+    assert abs(first[0] - second[0]) < 1.5  # the second was asked before the first one's bound ran out
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "sent nothing for 1.5 s" in err[-1]
