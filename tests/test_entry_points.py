@@ -31,3 +31,19 @@ def test_bench_help_only_prints_its_usage():
 def test_bench_refuses_an_unknown_flag_in_one_line():
     finished = run("bench.py", "--fast")
     assert finished.returncode == 2 and finished.stderr.count("\n") == 1 and "--fast" in finished.stderr
+
+
+def test_bench_says_in_one_line_that_a_server_is_not_there(tmp_path):
+    from tests.processes import closed_port
+    finished = run("bench.py", "--server", f"http://127.0.0.1:{closed_port()}/v1")
+    assert finished.returncode == 1 and finished.stderr.count("\n") == 1, finished.stderr
+    assert finished.stderr.startswith("error: no server answers at http://127.0.0.1:") and "--server" in finished.stderr
+    assert "assembly" not in finished.stdout  # nothing else ran before it said so
+
+
+def test_bench_says_in_one_line_that_a_server_sends_no_token_counts(httpserver):
+    reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "def parse(): ..."}}]}
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_json(reply)  # no "usage"
+    finished = run("bench.py", "--server", httpserver.url_for("/v1"))
+    assert finished.returncode == 1 and finished.stderr.count("\n") == 1, finished.stderr
+    assert "sent no count of generated tokens (usage.completion_tokens)" in finished.stderr
