@@ -47,3 +47,19 @@ def test_bench_says_in_one_line_that_a_server_sends_no_token_counts(httpserver):
     finished = run("bench.py", "--server", httpserver.url_for("/v1"))
     assert finished.returncode == 1 and finished.stderr.count("\n") == 1, finished.stderr
     assert "sent no count of generated tokens (usage.completion_tokens)" in finished.stderr
+
+
+def test_the_readme_has_a_served_replay_of_every_shipped_recording_and_says_when_each_was_measured():
+    """A figure in README.md is the output of a command on the code it describes: bench.py's
+    blocks each say their commit and date, and one of them replayed as many recordings as ship
+    now (it said 20 when 21 shipped). A new recording: run `python bench.py` again, paste the line."""
+    import re
+    paragraphs = re.split(r"\n\s*\n", (HERE / "README.md").read_text(encoding="utf-8"))
+    measured = [(before, block) for before, block in zip(paragraphs, paragraphs[1:])
+                if block.startswith("    ") and "served replay of all" in block]
+    assert measured, "README.md shows no bench.py output"
+    for before, block in measured:
+        assert re.search(r"`[0-9a-f]{7,40}`", before) and re.search(r"\d{4}-\d{2}-\d{2}", before), \
+            f"say the commit and date these were measured at: {block.strip()[:80]}"
+    counts = {int(n) for _, block in measured for n in re.findall(r"served replay of all (\d+) recordings", block)}
+    assert len(list(RECORDINGS.glob("*.json"))) in counts, "run `python bench.py` and show its served replay line"
