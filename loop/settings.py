@@ -7,6 +7,9 @@ in agent_loop.py holds both), or a parser of flags (runs/flags.py turns flags in
 
 MOST_CANDIDATES = 64  # more trajectories than any local server runs in an attempt's time
 HINT_CHARS = 2000      # the answer hint is one instruction, not a second prompt
+# A week: no run of a local model is worth waiting longer for. Bounded, so that a deadline is
+# always a finite float (1e999 reads back from JSON as infinity, which JSON cannot write again).
+MOST_SECONDS = 7 * 24 * 3600
 
 
 def _count(value):
@@ -17,12 +20,15 @@ def _count(value):
 def settings_problem(s, tool_names):
     """Why these settings cannot run, or None."""
     deadline_fine = s.deadline is None or (
-        isinstance(s.deadline, (int, float)) and not isinstance(s.deadline, bool) and s.deadline > 0)
-    offered_fine = (isinstance(s.offered_tools, tuple) and len(set(s.offered_tools)) == len(s.offered_tools)
+        isinstance(s.deadline, (int, float)) and not isinstance(s.deadline, bool) and 0 < s.deadline <= MOST_SECONDS)
+    # Names first: a list among them (JSON's nesting) cannot go in the set that finds repeats.
+    offered_fine = (isinstance(s.offered_tools, tuple) and all(isinstance(name, str) for name in s.offered_tools)
+                    and len(set(s.offered_tools)) == len(s.offered_tools)
                     and all(name in tool_names for name in s.offered_tools))
     checks = [
         (_count(s.max_turns) and s.max_turns >= 1, f"max_turns must be a positive int, not {s.max_turns!r}"),
-        (deadline_fine, f"deadline must be a positive number of seconds or None, not {s.deadline!r}"),
+        (deadline_fine, f"deadline must be a number of seconds above 0 and at most {MOST_SECONDS:,} (a week), or None, "
+                        f"not {str(s.deadline)[:40]}"),
         (s.text_calls in ("nudge", "run"), f"text_calls must be 'nudge' or 'run', not {s.text_calls!r}"),
         (_count(s.verify_finish) and s.verify_finish >= 0, f"verify_finish must be an int >= 0, not {s.verify_finish!r}"),
         (s.context in ("tools", "preload"), f"context must be 'tools' or 'preload', not {s.context!r}"),

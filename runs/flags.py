@@ -19,6 +19,7 @@ What this file deliberately is not: a config system (settings/ holds the named c
 or where a model is built and asked (runs/adapters.py).
 """
 import argparse
+import math
 import os
 from dataclasses import replace
 
@@ -39,7 +40,8 @@ def positive(kind, allow_zero=False):
             value = kind(text)
         except ValueError:
             value = None
-        if value is None or not (value >= 0 if allow_zero else value > 0) or value != value:
+        # NaN is no number, and infinity no count or time (JSON cannot even write it): both refused.
+        if value is None or value != value or value == math.inf or not (value >= 0 if allow_zero else value > 0):
             raise argparse.ArgumentTypeError(f"expected a {'non-negative' if allow_zero else 'positive'} "
                                              f"{kind.__name__}, got {text!r}")
         return value

@@ -154,6 +154,11 @@ def fail(message):
     return 1
 
 
+def warn(line):
+    """One line on stderr that the run went on past (a file kept elsewhere, say)."""
+    print(clean(str(line)), file=sys.stderr)
+
+
 def run_cli(main):
     """Run a CLI's `main` and exit with its code; a closed pipe (`| head`) ends it quietly, and
     a Ctrl-C is never lost on its way (runs/ctrl_c.py)."""

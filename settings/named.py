@@ -5,8 +5,9 @@ loop's default), plus "about", one sentence on what it is for, and "options", th
 it was measured with (`{"temperature": 0.7}`), handed to runs/flags.py, where models/choice.py
 checks them as it checks the flags (a flag given wins). "system" may be one string or a
 list of lines (joined with newlines), so a prompt reads line by line in the file. Anything
-else (an unknown field, a wrong value, a file that is not JSON) is one ValueError naming the
-file and the problem: the command line prints it as one line.
+else (an unknown field, a wrong value, a file that is not JSON, nested too deep, or larger than
+MAX_BYTES, a pipe included) is one ValueError naming the file and the problem: the command line
+prints it as one line.
 
 What this file deliberately is not: the settings' defaults or their checks (LoopSettings has
 both), or a merger of several files: one file, then the flags.
@@ -46,11 +47,13 @@ def load_preset(name_or_file, **changes):
     """(the LoopSettings, the model options) a --settings value names, `changes` on the settings."""
     path = settings_path(str(name_or_file))
     try:
-        if path.stat().st_size > MAX_BYTES:
+        with open(path, "rb") as handle:  # read up to the limit: a pipe (`<(...)`) has no size to ask
+            text = handle.read(MAX_BYTES + 1)
+        if len(text) > MAX_BYTES:
             raise ValueError(f"larger than {MAX_BYTES:,} bytes")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text.decode("utf-8"))
         return LoopSettings(**{**fields_of(data), **changes}), options_of(data)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError, TypeError) as error:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError, TypeError) as error:
         raise ValueError(f"--settings {name_or_file}: {_why(error)}") from None
 
 
@@ -81,4 +84,6 @@ def _why(error):
         return f"cannot read it ({error.strerror or error})"
     if isinstance(error, (UnicodeDecodeError, json.JSONDecodeError)):
         return f"not a JSON file ({type(error).__name__})"
+    if isinstance(error, RecursionError):
+        return "not a settings file (JSON nested too deep to read)"
     return str(error)[:300]
