@@ -76,7 +76,7 @@ def test_replace_text_edits_exactly_once_keeping_the_mode_but_always_readable(to
 
 def test_replace_text_refuses_an_edit_past_the_size_limit_and_the_file_stays_usable(tools, workspace):
     before = (workspace / "path_rules.py").read_bytes()
-    with pytest.raises(ValueError, match="larger than 100000 bytes"):
+    with pytest.raises(ValueError, match="larger than 400000 bytes"):
         tools.replace_text(FIX_OLD, "x" * 50_000_000)
     assert (workspace / "path_rules.py").read_bytes() == before
     assert tools.replace_text(FIX_OLD, FIX_NEW)["replaced"] == 1  # later edits still work
