@@ -219,7 +219,7 @@ def test_read_file_refuses_a_fifo_or_a_huge_file_left_by_tested_code(tools, work
     os.mkfifo(workspace / "path_rules.py")  # reading it would block forever
     with pytest.raises(ValueError, match="not a regular file"):
         tools.read_file("path_rules.py")
-    (workspace / "tests/test_path_rules.py").write_text("#" * 200_000)
+    (workspace / "tests/test_path_rules.py").write_text("#" * 500_000)
     with pytest.raises(ValueError, match="not a regular file under"):
         tools.read_file("tests/test_path_rules.py")
 
