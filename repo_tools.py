@@ -20,7 +20,10 @@ from workspace.files import write_atomic
 from workspace.pytest_run import run_pytest
 from workspace.task_catalog import load_task
 
-MAX_FILE_BYTES = 100_000  # the tasks' files are tiny; a huge one would flood the context
+# A library module of 100+ KB is answered by definitions (loop/context_defs.py shows the model a
+# part, text_edits_defs.py reads back a method), so the tools read and edit one; the bound stays,
+# so a huge or generated file cannot flood a message or a test run's copy.
+MAX_FILE_BYTES = 400_000
 TEST_TIMEOUT = 15.0       # seconds per test run, unless the task's pytest command says otherwise
 
 

@@ -76,7 +76,7 @@ def test_replace_text_edits_exactly_once_keeping_the_mode_but_always_readable(to
 
 def test_replace_text_refuses_an_edit_past_the_size_limit_and_the_file_stays_usable(tools, workspace):
     before = (workspace / "path_rules.py").read_bytes()
-    with pytest.raises(ValueError, match="larger than 100000 bytes"):
+    with pytest.raises(ValueError, match="larger than 400000 bytes"):
         tools.replace_text(FIX_OLD, "x" * 50_000_000)
     assert (workspace / "path_rules.py").read_bytes() == before
     assert tools.replace_text(FIX_OLD, FIX_NEW)["replaced"] == 1  # later edits still work
@@ -219,7 +219,7 @@ def test_read_file_refuses_a_fifo_or_a_huge_file_left_by_tested_code(tools, work
     os.mkfifo(workspace / "path_rules.py")  # reading it would block forever
     with pytest.raises(ValueError, match="not a regular file"):
         tools.read_file("path_rules.py")
-    (workspace / "tests/test_path_rules.py").write_text("#" * 200_000)
+    (workspace / "tests/test_path_rules.py").write_text("#" * 500_000)
     with pytest.raises(ValueError, match="not a regular file under"):
         tools.read_file("tests/test_path_rules.py")
 
