@@ -31,6 +31,10 @@ When you are done, reply with one short sentence saying what you changed."""
 
 
 TOOL_NAMES = ("read_file", "replace_text", "run_tests")  # the allowlist, in the order offered
+# A whole-file answer must fit the answer a small model writes: 2,048 tokens (num_predict) of
+# Python at about 3.5 characters a token is some 7,000 characters, less the few sentences of
+# explanation the presets ask for first. A longer file is answered by definitions under "auto".
+ANSWER_BUDGET = 6_000
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,11 @@ class LoopSettings:
     check_edits: bool = False       # after a turn that edits, run the tests: green ends the run ("tests_passed")
     candidates: int = 1             # trajectories per attempt, chosen by the tests (search/); 1: one run
     answer_hint: str = None         # "preload": the last line of the first message and of each correction
-    #                                 (how to answer); None: the harness's own line for the form it reads
+    #                                 (how to answer); None: the harness's own line for the form it reads.
+    #                                 A message that shows a file by definitions ends with the line for that form.
+    answer_form: str = "file"       # "preload": each file answered whole ("file"), by its changed functions and
+    #                                 methods ("definitions"), or "auto": whole within answer_budget, else definitions
+    answer_budget: int = ANSWER_BUDGET  # characters a file answered whole may have under answer_form="auto"
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
@@ -78,14 +86,17 @@ class LoopSettings:
 BEFORE_FIELD = {"unchanged_edits": "malformed"}
 
 
-def agent_events(chat, tools, task, settings=None, *, start_tests=None, cancel=None, **fields):
+def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):
     """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
     LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError
     before any request. `start_tests` (the starting run_tests result) is what context="preload"
     shows the model of the failure. `cancel` (a callable, asked with the budget) calls the run
-    off: a search whose other candidate already passed stops this one ("cancelled")."""
+    off: a search whose other candidate already passed stops this one ("cancelled"). `focus`:
+    the definitions most likely at fault, best first ([{"path", "name", "start", "end", "score",
+    "why"}], or None): a file answered by definitions shows them whole."""
     settings = replace(settings or LoopSettings(), **fields)
-    run = Run(settings, tools, task, start_tests, cancel)
+    run = Run(settings, tools, task, start_tests, cancel, focus=focus)
+    yield from run.shown_events(1)  # what the first message showed of a file by definitions
 
     for turn in range(1, settings.max_turns + 1):
         # 1. Check the budget, then ask. A fresh list per request: a recorder keeps it as sent.
@@ -111,6 +122,7 @@ def agent_events(chat, tools, task, settings=None, *, start_tests=None, cancel=N
             return
         # 6. Judge the turn: stop, or correct the model and go on.
         stop = yield from judge_turn(run, turn, outcome, calls, written, ran)
+        yield from run.shown_events(turn)  # a correction that showed a file by definitions
         if stop:
             yield _stopped(turn, stop)
             return

@@ -28,8 +28,8 @@ from fixing.repo import RepoProblem, git_state
 from fixing.task import task_spec
 from local_model import ModelUnavailable
 from runs.adapters import check_servers, make_model
-from runs.printer import Printer, fail, run_cli
-from runs.recording import recording_of, run_recorded, save
+from runs.printer import Printer, fail, run_cli, warn
+from runs.recording import keep, recording_of, run_recorded
 from search.live import search_live
 
 NOT_APPLIED = 3
@@ -57,7 +57,8 @@ def fix(args):
         if prepared is None:
             return 0  # nothing fails
         recording, tools = run(args, prepared, Path(folder), show)
-        save(args.output, recording)  # the run is kept whatever happens at the offer
+        # The run is kept whatever happens at the offer; a later save of it goes where this one went.
+        args.output = keep(args.output, recording, warn)
         return 0 if offer(args, prepared, tools, recording, show) == "applied" else NOT_APPLIED
 
 

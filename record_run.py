@@ -25,8 +25,8 @@ from local_model import ModelUnavailable
 from repo_tools import RepoTools
 from runs.adapters import check_servers, make_model
 from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
-from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli
-from runs.recording import output_problem, recording_of, run_recorded, save
+from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli, warn
+from runs.recording import keep, output_problem, recording_of, run_recorded
 from search.live import search_live
 from workspace.task_catalog import fresh_copy, load_task
 
@@ -108,14 +108,8 @@ def write(args, model, info, body, show):
     """Label, save and report the recording; exit 0 whatever the verdict."""
     recording = recording_of(body, source=args.model.source, about=args.model.about, model=info,
                              server=args.model.server(model.url), adapter=model.recorded())
-    output = args.output
-    try:
-        save(output, recording)
-    except OSError as error:  # checked at the start, yet gone now: keep the run anyway
-        output = Path(tempfile.gettempdir()) / Path(args.output).name
-        print(f"warning: cannot write {args.output} ({error.strerror or error}); saving to {output}",
-              file=sys.stderr)
-        save(output, recording)
+    # Checked at the start, yet its folder may be gone now: the run is kept anyway, elsewhere.
+    output = keep(args.output, recording, warn)
     tests = body["final_tests"]
     show.line(f"verdict: {body['verdict']} (independent pytest: {result_line(tests)}); "
                    f"tests unchanged: {body['tests_unchanged']}")

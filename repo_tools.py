@@ -21,6 +21,9 @@ from workspace.files import write_atomic
 from workspace.pytest_run import run_pytest
 from workspace.task_catalog import load_task
 
+# A library module of 100+ KB is answered by definitions (loop/context_defs.py shows the model a
+# part, text_edits_defs.py reads back a method), so the tools read and edit one up to
+# MAX_FILE_BYTES (workspace/file_limits.py, one rule for fix.py too); read_file shows READ_CHARS.
 TEST_TIMEOUT = 15.0       # seconds per test run, unless the task's pytest command says otherwise
 
 

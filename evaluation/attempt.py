@@ -23,7 +23,7 @@ from repo_tools import RepoTools
 from runs.adapters import make_model, seed_for
 from runs.recording import recording_of, run_recorded, save
 from search.candidates import run_search
-from search.servers import Servers, lost_to_server
+from search.servers import Servers, lost_search, lost_to_server
 from workspace.task_catalog import fresh_copy
 
 # The scripted models built in, by name: (about, turns) of run `number` (from 1) of an attempt.
@@ -69,6 +69,8 @@ def run_attempt(job):
                "seconds": round(time.perf_counter() - started, 2), **cost(body)}
     if lost_to_server(body["stop"]):
         attempt["infra_failure"] = body["stop"].get("error", "model_error")
+    elif lost_search(body):  # the lost candidates might have passed: the same command runs it again
+        attempt["infra_failure"] = lost_search(body)
     else:
         attempt.update(grades=grade(attempt, task), claim=claim(attempt))
     save(job.path, attempt)

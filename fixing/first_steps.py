@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fixing.failing_uses import used_by
-from fixing.project_pytest import COLLECT, default_python, missing_modules, project_command, project_tests, pytest_missing
+from fixing.project_pytest import (COLLECT, default_python, missing_modules, plugin_modules, project_command,
+                                   project_tests, pytest_missing)
 from fixing.repo import RepoProblem, list_files, starting_tree
 from fixing.left_out import shown
 from fixing.task import build_task, choose_files, default_ticket, matching
@@ -50,7 +51,7 @@ def prepare(args, folder, show):
     task = make_task(args, repo, tree, files, command, start, show, left_out)
     tools = RepoTools(fresh_copy(task, folder / "work"), task=task, sandbox_mode=args.sandbox_mode)
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-        say_context(task, start, tools.read_file, show)
+        say_context(task, start, tools.file_text, show)
     return Prepared(repo, task, start, tools)
 
 
@@ -110,7 +111,7 @@ def make_task(args, repo, tree, files, command, start, show, copy_left_out=()):
     failing_files = [test.split("::")[0] for test, _ in failing]
     # Only the failing tests' own files join the collected ones: a blamed file is code to repair.
     collected = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *failing_files}
-    tests = find_test_code(tree, files, collected, repo.name)
+    tests = find_test_code(tree, files, collected, repo.name, plugin_modules(tree, args.tests))
     support = sorted(p for p in tests if p not in collected and not is_test(p, ()))
     if support:
         show.line(f"note: test code the tests import, never editable by default: {clean(shown(support))}")

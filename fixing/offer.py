@@ -13,9 +13,9 @@ import os
 import sys
 
 from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
-from runs.printer import clean, result_line
-from runs.recording import save
-from workspace.files import write_atomic
+from runs.printer import clean, result_line, warn
+from runs.recording import keep
+from workspace.files import write_kept
 
 COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m", "\\": "\x1b[2m"}
 BOLD, RESET = "\x1b[1m", "\x1b[0m"
@@ -58,14 +58,14 @@ def offer(args, prepared, tools, recording, show):
     repo, task = prepared.repo, prepared.task
     patch = make_patch(task, tools.root)
     refused = refusal(patch, recording, task, args.max_changed_lines)
-    write_atomic(args.patch, patch.text)  # always written, applied or not
+    args.patch = write_kept(args.patch, patch.text, warn, "the patch")  # always written, applied or not
     show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])})")
     for line in [*patch_lines(patch.text, wants_colour(sys.stdout)), *stat_lines(patch)] if patch.changes else []:
         show.line(line)
     outcome = decide(args, repo, task, tools, patch, refused, show)
     recording.update(patch={"file": args.patch, "changed_lines": patch.changed_lines, "refused": refused},
                      outcome=outcome)
-    save(args.output, recording)
+    args.output = keep(args.output, recording, warn)
     show.line(f"wrote {clean(args.output)} and {clean(args.patch)}")
     return outcome
 

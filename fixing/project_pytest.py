@@ -14,8 +14,14 @@ the sandbox, a clean environment, bounded time and output) and changes only this
   with `-c` (`--rootdir .`, `--confcutdir .`), so nothing above the copy is read;
 - plugins: autoloaded for the project's own interpreter (its plugins are its test dependencies,
   pytest-asyncio or pytest-django), never for this harness's (those plugins are coding-loop's);
-- our flags come after the project's `addopts`, so whatever it asks for, the output is short
-  (`-q`), plain (`--color=no`) and ends with one line per failure (`-rfE`).
+- our flags come after the project's `addopts`, so whatever it asks for, every test runs and
+  is counted (`--maxfail=0` undoes `-x`), the output is short at one fixed verbosity
+  (`--verbosity=-1`: a `-q` of ours would add to an `-q` of the project's, and at `-qq` pytest
+  prints no count), plain (`--color=no`) and ends with one line per failure (`-rfE`). A flag
+  that skips tests by what an earlier run saw (`--lf`, `--sw`) has no flag that undoes it: the
+  configuration's `addopts` is read (`addopts(...)`) and handed back without it (`-o addopts=`).
+  The user's `--tests` come last: a selection asked for there stays. `plugin_modules(...)` names
+  what `-p NAME` loads there or in `addopts`: fixture modules, test code (workspace/user_tests.py).
 
 What this file deliberately is not: a process runner (pytest_run.py runs the command), a reader
 of pytest's output (pytest_output.py) or the judge of what a start run means (first_steps.py says that).
@@ -23,7 +29,9 @@ of pytest's output (pytest_output.py) or the judge of what a start run means (fi
 import configparser
 import os
 import re
+import shlex
 import sys
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,8 +43,11 @@ from workspace.pytest_run import CLEAN_ENV, PytestCommand, run_pytest
 CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), (".pytest.ini", None),
            ("pyproject.toml", r"^\[tool\.pytest(\.ini_options)?\]"), ("tox.ini", "pytest"),
            ("setup.cfg", "tool:pytest"))
-OUR_FLAGS = ("-q", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
-COLLECT = ("--collect-only", "-qq")  # one line per test file: "tests/test_a.py: 4"
+OUR_FLAGS = ("--verbosity=-1", "--maxfail=0", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
+COLLECT = ("--collect-only", "--verbosity=-2")  # one line per test file: "tests/test_a.py: 4"
+# Flags that run only what an earlier run failed or stopped at (stepwise stops at the first failure).
+REPLAYS = {"--lf", "--last-failed", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--sw-reset",
+           "--stepwise-reset"}
 
 
 def default_python(repo):
@@ -54,7 +65,11 @@ def project_command(repo, python, tests_args=(), timeout=60.0):
     env = {**CLEAN_ENV, "PATH": f"{os.path.dirname(python)}:{CLEAN_ENV['PATH']}"}  # as an activated venv
     if own:
         del env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
-    args = (*OUR_FLAGS, "-c", config_file(repo) or os.devnull, *tests_args)
+    config = config_file(repo)
+    asked = addopts(repo, config)
+    kept = [arg for arg in asked if arg not in REPLAYS]
+    replaced = ("-o", f"addopts={shlex.join(kept)}") if kept != asked else ()
+    args = (*OUR_FLAGS, "-c", config or os.devnull, *replaced, *tests_args)
     return PytestCommand(python=python, args=args, env=tuple(sorted(env.items())),
                          places=interpreter_places(python), inside=repo, timeout=timeout)
 
@@ -80,6 +95,46 @@ def config_file(repo):
         if not name.endswith(".toml") and _has_section(text, section):
             return name
     return None
+
+
+def addopts(repo, config):
+    """The arguments the configuration file `config` (relative to `repo`) adds to every run: its
+    `addopts`, split as pytest splits it; [] when it has none or cannot be read."""
+    if config is None:
+        return []
+    text = _text(Path(repo) / config)
+    if config.endswith(".toml"):
+        try:
+            table = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            return []
+        for key in (("tool", "pytest") if config == "pyproject.toml" else ("pytest",)):
+            table = table.get(key) if isinstance(table, dict) else None
+        if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
+            table = table["ini_options"]  # [tool.pytest.ini_options], the older form
+        value = table.get("addopts") if isinstance(table, dict) else None
+    else:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(text)
+            value = parser.get("tool:pytest" if config == "setup.cfg" else "pytest", "addopts", fallback=None)
+        except configparser.Error:
+            return []
+    if isinstance(value, list):
+        return [str(arg) for arg in value]
+    try:
+        return shlex.split(value) if isinstance(value, str) else []
+    except ValueError:
+        return []
+
+
+def plugin_modules(repo, tests_args=()):
+    """The modules `-p NAME` loads as plugins, in the configuration's `addopts` or the user's
+    `--tests`: fixture modules, test code as much as what the tests import."""
+    args = [*addopts(repo, config_file(repo)), *tests_args]
+    names = [after for arg, after in zip(args, args[1:]) if arg == "-p"]
+    names += [arg[2:] for arg in args if arg.startswith("-p") and len(arg) > 2 and not arg.startswith("-p=")]
+    return [name for name in names if not name.startswith("no:")]
 
 
 def _text(path):

@@ -3,7 +3,7 @@
 fix.py must leave the user's tree exactly as it was until the user approves a patch, so this
 file only reads it: `list_files` asks git for the files it would keep (tracked ones and new
 ones it does not ignore: the user's uncommitted work included, their .venv and caches left
-out) or walks the folder skipping what never belongs to a project's source; `starting_tree`
+out; a submodule's or a nested repository's files too, asked of it in turn) or walks the folder skipping what never belongs to a project's source; `starting_tree`
 copies those files' bytes into a temporary folder, the pristine tree every run starts from.
 
 Why a copy and not a `git worktree`: a worktree checks out the last commit (not the work in
@@ -53,10 +53,19 @@ def list_files(repo, skip=()):
     listed = git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard") if is_git_top(repo) else None
     if listed is None:
         return [p for p in _walk(repo) if not any((repo / p).is_relative_to(s) for s in skip)]
-    # Deleted files are still in the index: keep what is there. Git lists a venv it does not ignore.
-    return sorted(p for p in set(listed.split("\0")) if p and not any(
-        part in NEVER or part.endswith(".egg-info") for part in Path(p).parts[:-1])
-        and not any((repo / p).is_relative_to(s) for s in skip) and _is_file_or_link(repo / p))
+    found = set()
+    for path in set(listed.split("\0")):
+        path = path.rstrip("/")  # an untracked nested repository is listed as "data/"
+        if not path or any(_never(repo / part) for part in Path(path).parents if str(part) != ".") \
+                or any((repo / path).is_relative_to(s) for s in skip):
+            continue  # git lists a venv it does not ignore
+        if (repo / path).is_dir() and not (repo / path).is_symlink():
+            # A submodule or a nested repository: one folder to git, files the tests may read.
+            if not _never(repo / path):
+                found.update(f"{path}/{inner}" for inner in list_files(repo / path, skip))
+        elif _is_file_or_link(repo / path):  # deleted files are still in the index: keep what is there
+            found.add(path)
+    return sorted(found)
 
 
 def _is_file_or_link(path):
@@ -64,7 +73,7 @@ def _is_file_or_link(path):
         kind = os.lstat(path).st_mode
     except OSError:
         return False
-    return stat.S_ISREG(kind) or stat.S_ISLNK(kind)  # a submodule (a folder) is left out
+    return stat.S_ISREG(kind) or stat.S_ISLNK(kind)
 
 
 def _walk(repo):

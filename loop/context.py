@@ -24,6 +24,10 @@ from loop.failure_digest import failure_digest
 FILES_BUDGET = 12_000  # characters of file text per message (SPEC): ~3,000 tokens, 25-120 s on a CPU
 REASON_CHARS = 200     # why a file could not be read: one line, not a traceback
 UNCHANGED_NOTE = "unchanged since you last saw it"
+# A file shown by definitions is answered by definitions: its whole text does not fit an answer.
+DEFINITIONS_HINT = ("First say what the code does wrong. Then write each function or method you change, whole and "
+                    "corrected, in a ```python block with {path} on the line before the block (a method inside its "
+                    "`class` line, or alone). Do not write the whole file.")
 TIMED_OUT = "The test run took too long and was stopped: a test may loop forever or wait."
 
 def tests_passed(result):
@@ -53,17 +57,19 @@ def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True
     return preload(task, start_tests, read, budget, blocks=blocks, prompt=prompt, tool_edits=tool_edits)[0]
 
 
-def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True, hint=None):
-    """(the preload message, {path: text} of the files it shows): the loop remembers what the
-    model has seen, so reading an unchanged file again costs a few tokens, not the file.
-    `hint`: the message's last line, how to answer (None: the line for the form, `_how_to_answer`)."""
+def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True, hint=None,
+            answering=None):
+    """(the preload message, {path: text} of the files it shows whole): the loop remembers what
+    the model has seen, so reading an unchanged file again costs a few tokens, not the file.
+    `hint`: the message's last line, how to answer (None: the line for the form, `_how_to_answer`);
+    `answering`: a context_defs.Answering, which shows a long file by definitions (None: whole)."""
     if prompt is None:
         prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
-    parts, shown = [prompt], {}
+    parts, shown, before = [prompt], {}, len(answering.shown) if answering else 0
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
-    parts += _file_blocks(preload_paths(task), read, budget, shown)
-    parts.append(hint or _how_to_answer(_paths(task, "editable"), blocks, tool_edits))
+    parts += _file_blocks(preload_paths(task), read, budget, shown, answering)
+    parts.append(_hint(hint, _paths(task, "editable"), blocks, tool_edits, answering, before))
     return "\n\n".join(part for part in parts if part), shown
 
 
@@ -77,7 +83,8 @@ def preload_paths(task):
     return list(dict.fromkeys(editable + readable))
 
 
-def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True, hint=None):
+def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True, hint=None,
+                       answering=None):
     """A correction after tests still fail: the failures, then the current text of the files the
     model changed (`changed`: their paths), and how to answer. A bare "tests still fail" was
     answered "I will continue to work on the code", three times in a row, by a real small model."""
@@ -85,11 +92,11 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
         changed = sorted(path for path in changed if isinstance(path, str))
     changed = [changed] if isinstance(changed, str) else changed if isinstance(changed, (list, tuple)) else []
     paths = list(dict.fromkeys(path for path in changed if isinstance(path, str)))
-    parts = [_failures(result, "The tests still fail:")]
+    parts, before = [_failures(result, "The tests still fail:")], len(answering.shown) if answering else 0
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
-    parts += _file_blocks(paths, read, budget)
-    parts.append(hint or _how_to_answer(paths, blocks, tool_edits))
+    parts += _file_blocks(paths, read, budget, None, answering)
+    parts.append(_hint(hint, paths, blocks, tool_edits, answering, before))
     return "\n\n".join(part for part in parts if part)
 
 
@@ -119,10 +126,11 @@ def _failures(result, intro):
     return f"{intro}\n{compact_output(result if isinstance(result, dict) else {})['output']}"
 
 
-def _file_blocks(paths, read, budget, shown=None):
-    """Each file in a fenced block headed by its path, in order, while the budget lasts; then one
-    line naming the files that did not fit and one naming those that could not be read. The
-    files shown go into `shown` ({path: text}) when it is given."""
+def _file_blocks(paths, read, budget, shown=None, answering=None):
+    """Each file in a fenced block headed by its path (or, for a file answered by definitions,
+    its `answering` block), in order, while the budget lasts; then one line naming the files
+    that did not fit and one naming those that could not be read. The files shown whole go
+    into `shown` ({path: text}) when it is given."""
     left = budget if isinstance(budget, int) and not isinstance(budget, bool) else FILES_BUDGET
     blocks, too_long, unreadable = [], [], []
     for path in paths:
@@ -130,14 +138,17 @@ def _file_blocks(paths, read, budget, shown=None):
         if reason:
             unreadable.append(f"{path} ({reason})")
             continue
-        block = _fenced(path, text)
-        if len(block) > left:  # skip it, but keep going: a smaller file after it may still fit
+        if answering and answering.by_definitions(text):
+            block = answering.block(path, text, left)
+        else:
+            block = _fenced(path, text)
+            if shown is not None and len(block) <= left:
+                shown[path] = text
+        if block is None or len(block) > left:  # skip it, but keep going: a smaller file after it may still fit
             too_long.append(path)
             continue
         blocks.append(block)
         left -= len(block)
-        if shown is not None:
-            shown[path] = text
     if too_long:
         blocks.append(f"Not included (too long for this message), read it with read_file: {', '.join(too_long)}")
     if unreadable:
@@ -163,6 +174,15 @@ def _fenced(path, text):
     fence = "`" * (longest + 1)
     language = "python" if path.endswith(".py") else ""
     return f"{path}\n{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def _hint(hint, paths, blocks, tool_edits, answering, before):
+    """The last line: for a message that showed a file by definitions (`answering.shown` grew
+    past `before`), how to answer by definitions; else `hint`, or the harness's own line."""
+    by_definitions = [shown.path for shown in answering.shown[before:]] if answering and blocks else []
+    if by_definitions:
+        return DEFINITIONS_HINT.format(path=by_definitions[0])
+    return hint or _how_to_answer(paths, blocks, tool_edits)
 
 
 def _how_to_answer(paths, blocks, tool_edits=True):

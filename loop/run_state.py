@@ -3,13 +3,15 @@
 `Run` holds a run's settings, tools and budget, the tool schemas it offers (chosen once), the
 policies' memory (turn_policy.Watch), the conversation, and what the model has been shown of
 the repository: under context="preload" the first message carries the failures and the files
-(loop/context.py), and `shown` decides what the model reads of each tool result.
+(loop/context.py; a long file by definitions, loop/context_defs.py, around `focus`, the
+definitions most likely at fault), and `shown` decides what the model reads of each tool result.
 
 What this file deliberately is not: the loop (agent_loop.py says what happens in a turn).
 """
 import time
 
 from loop import context
+from loop.context_defs import Answering
 from loop import turn_policy as policy
 
 now = time.monotonic  # the deadline's clock; a module name so tests can swap in a fake one
@@ -18,18 +20,21 @@ now = time.monotonic  # the deadline's clock; a module name so tests can swap in
 class Run:
     """One run's state, from its first message to its stop."""
 
-    def __init__(self, settings, tools, task, start_tests=None, cancel=None):
-        self.settings, self.tools = settings, tools
+    def __init__(self, settings, tools, task, start_tests=None, cancel=None, focus=None):
+        self.settings, self.tools, self.focus = settings, tools, focus  # focus: agent_events' ranking
+        # How each file is answered and shown (whole, or by definitions), and what was shown so far.
+        self.answering = Answering(settings.answer_form, settings.answer_budget, focus, start_tests)
+        self.reported = 0  # how many of answering.shown the events have reported
         self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
         self.names = [s["function"]["name"] for s in self.schemas]
         self.budget, self.watch = Budget(settings.deadline, cancel), policy.Watch(settings.verify_finish)
         self.seen, self.changed = {}, []  # file texts the model was shown; files it edited, in order
         self.last_tests = start_tests  # the latest test run the model knows of
-        if settings.context == "preload":
-            task, self.seen = context.preload(tools.task, start_tests, tools.read_file, prompt=task,
+        if settings.context == "preload":  # whole texts: a long file is shown by definitions, not read_file's slice
+            task, self.seen = context.preload(tools.task, start_tests, tools.file_text, prompt=task,
                                               blocks=settings.text_edits == "run",
                                               tool_edits="replace_text" in settings.offered_tools,
-                                              hint=settings.answer_hint)
+                                              hint=settings.answer_hint, answering=self.answering)
         self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
 
     def shown(self, name, result):
@@ -40,6 +45,11 @@ class Run:
             self.last_tests = result
         if self.settings.context != "preload":
             return result
+        if name == "read_file" and isinstance(result, dict) and isinstance(result.get("text"), str):
+            # A file answered by definitions is read that way too: its whole text would not fit.
+            block = self.answering.block(result.get("path"), result["text"], context.FILES_BUDGET)
+            if block:
+                return {"path": result.get("path"), "by_definitions": block}
         return context.shown_result(name, result, self.seen)
 
     def failures(self):
@@ -55,10 +65,18 @@ class Run:
         current text of the files the model changed; otherwise None (the usual words)."""
         if self.settings.context != "preload":
             return None
-        return context.correction_message(result, self.changed, self.tools.read_file,
+        return context.correction_message(result, self.changed, self.tools.file_text,
                                           blocks=self.settings.text_edits == "run",
                                           tool_edits="replace_text" in self.settings.offered_tools,
-                                          hint=self.settings.answer_hint)
+                                          hint=self.settings.answer_hint, answering=self.answering)
+
+    def shown_events(self, turn):
+        """A `definitions_shown` event for each file a message has shown by definitions since the
+        last call: the terminal and the recording say what the model saw of a long file."""
+        for shown in self.answering.shown[self.reported:]:
+            yield {"type": "definitions_shown", "turn": turn, "path": shown.path, "lines": shown.lines,
+                   "why": shown.why, "definitions": list(shown.definitions), "outlined": shown.outlined}
+        self.reported = len(self.answering.shown)
 
 
 class Budget:

@@ -3,10 +3,14 @@
 What this file deliberately is not: where the settings or their defaults live (LoopSettings
 in agent_loop.py holds both), or a parser of flags (runs/flags.py turns flags into settings).
 """
-
+from loop.module_map import FORMS
 
 MOST_CANDIDATES = 64  # more trajectories than any local server runs in an attempt's time
 HINT_CHARS = 2000      # the answer hint is one instruction, not a second prompt
+# A week: no run of a local model is worth waiting longer for. Bounded, so that a deadline is
+# always a finite float (1e999 reads back from JSON as infinity, which JSON cannot write again).
+MOST_SECONDS = 7 * 24 * 3600
+ANSWER_BUDGETS = (200, 1_000_000)  # a whole-file answer: from a few lines to any file the tools edit
 
 
 def _count(value):
@@ -17,12 +21,15 @@ def _count(value):
 def settings_problem(s, tool_names):
     """Why these settings cannot run, or None."""
     deadline_fine = s.deadline is None or (
-        isinstance(s.deadline, (int, float)) and not isinstance(s.deadline, bool) and s.deadline > 0)
-    offered_fine = (isinstance(s.offered_tools, tuple) and len(set(s.offered_tools)) == len(s.offered_tools)
+        isinstance(s.deadline, (int, float)) and not isinstance(s.deadline, bool) and 0 < s.deadline <= MOST_SECONDS)
+    # Names first: a list among them (JSON's nesting) cannot go in the set that finds repeats.
+    offered_fine = (isinstance(s.offered_tools, tuple) and all(isinstance(name, str) for name in s.offered_tools)
+                    and len(set(s.offered_tools)) == len(s.offered_tools)
                     and all(name in tool_names for name in s.offered_tools))
     checks = [
         (_count(s.max_turns) and s.max_turns >= 1, f"max_turns must be a positive int, not {s.max_turns!r}"),
-        (deadline_fine, f"deadline must be a positive number of seconds or None, not {s.deadline!r}"),
+        (deadline_fine, f"deadline must be a number of seconds above 0 and at most {MOST_SECONDS:,} (a week), or None, "
+                        f"not {str(s.deadline)[:40]}"),
         (s.text_calls in ("nudge", "run"), f"text_calls must be 'nudge' or 'run', not {s.text_calls!r}"),
         (_count(s.verify_finish) and s.verify_finish >= 0, f"verify_finish must be an int >= 0, not {s.verify_finish!r}"),
         (s.context in ("tools", "preload"), f"context must be 'tools' or 'preload', not {s.context!r}"),
@@ -35,6 +42,10 @@ def settings_problem(s, tool_names):
          f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {s.candidates!r}"),
         (s.answer_hint is None or (isinstance(s.answer_hint, str) and 0 < len(s.answer_hint.strip()) <= HINT_CHARS),
          f"answer_hint must be None or a line of at most {HINT_CHARS} characters, not {str(s.answer_hint)[:80]!r}"),
+        (s.answer_form in FORMS, f"answer_form must be one of {', '.join(FORMS)}, not {str(s.answer_form)[:80]!r}"),
+        (_count(s.answer_budget) and ANSWER_BUDGETS[0] <= s.answer_budget <= ANSWER_BUDGETS[1],
+         f"answer_budget must be an int of characters from {ANSWER_BUDGETS[0]:,} to {ANSWER_BUDGETS[1]:,}, "
+         f"not {s.answer_budget!r}"),
         (s.unchanged_edits in ("apart", "malformed"),
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
     ]

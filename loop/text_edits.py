@@ -23,6 +23,7 @@ import re
 import textwrap
 
 from loop.text_edits_code import is_test_name, outline, problem, python_edits, read_editable
+from loop.text_edits_defs import method_edits
 from loop.text_edits_diff import HEADER, file_diffs, hunk_edit
 from loop.text_edits_names import FileNames
 
@@ -31,10 +32,10 @@ PYTHON_LABELS = {"", "python", "py", "python3"}
 DIFF_LABELS = {"diff", "patch", "udiff"}
 DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
 MAX_RESULTS = 50  # a bound on the work per reply; a model never needs more edits in one turn
-MAX_BLOCK = 100_000  # repo_tools.MAX_FILE_BYTES: no file may be larger, so neither may its code
+MAX_BLOCK = 400_000  # repo_tools.MAX_FILE_BYTES: no file may be larger, so neither may its code
 
 
-def find_text_edits(text, files, test_files=()):
+def find_text_edits(text, files, test_files=(), methods=False):
     """Edits written as text in a model reply.
     text: the reply (untrusted str, any size).
     files: {relative path: current text} of the task's EDITABLE files (e.g. {"pricing.py": "..."}).
@@ -44,10 +45,12 @@ def find_text_edits(text, files, test_files=()):
       {"path": p, "old": exact current text to replace, "new": replacement, "form": "definitions"|"whole_file"|"diff"}
     or {"path": p or None, "error": "one sentence the model can act on", "form": ...}, with
       "unchanged": True when the error is that the edit would change nothing (a no-op).
+    methods: whether a method written in its class, or alone, replaces that method of a class
+      (text_edits_defs.py; answer_form "auto" or "definitions"); otherwise only top-level ones.
     Never raises on a str; returns [] when the reply holds no edit."""
     if not isinstance(text, str) or not isinstance(files, dict) or ("```" not in text and "+++ " not in text):
         return []  # the cheap pre-check: most replies hold neither a fence nor a diff header
-    reply = _Reply({p: t for p, t in files.items() if isinstance(p, str) and isinstance(t, str)}, test_files)
+    reply = _Reply({p: t for p, t in files.items() if isinstance(p, str) and isinstance(t, str)}, test_files, methods)
     try:
         reply.read(text.replace("\r\n", "\n"))
     except RecursionError:  # the parsers catch it themselves; this only backs them up
@@ -58,8 +61,8 @@ def find_text_edits(text, files, test_files=()):
 class _Reply:
     """The results of one reply, in order, and the files as its edits so far leave them."""
 
-    def __init__(self, files, test_files):
-        self.files, self.names = files, FileNames(files, test_files)
+    def __init__(self, files, test_files, methods=False):
+        self.files, self.names, self.methods = files, FileNames(files, test_files), methods
         self.results, self.full, self._outlines = [], False, {}
 
     def read(self, text):
@@ -107,11 +110,17 @@ class _Reply:
             return  # calls (run_tests()), imports, expressions: not an edit
         if kind == "readable":
             return self.add(self.names.refusal(path, "definitions"))
-        results = python_edits(code, block, path if kind == "editable" else None, self.outlines())
+        results = self.definitions(code, block, path if kind == "editable" else None)
         if kind == "unknown" and not results and any(not is_test_name(n) for n in block.defs):
             results = [self.names.refusal(path, "definitions")]  # a new file: the model cannot create one
         for result in results:
             self.add(result)
+
+    def definitions(self, code, block, named):
+        """Methods first (when they are read: `methods`), then top-level definitions and whole files."""
+        results, handled = method_edits(code, named, self.outlines()) if self.methods else ([], ())
+        rest = {name: source for name, source in block.defs.items() if name not in handled}
+        return results + (python_edits(code, block._replace(defs=rest), named, self.outlines()) if rest else [])
 
     def diff(self, text, name, fenced, headerless=False):
         for header_name, hunks in file_diffs(text, fenced, headerless):

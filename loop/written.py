@@ -33,7 +33,9 @@ def text_edit_calls(run, content):
              for path in task.editable if (text := current_text(run.tools, path)) is not None}
     others = [path for path in task.readable if path not in task.editable]
     calls = []
-    for edit in find_text_edits(content, files, others):
+    # Methods are read as edits only where a long file is answered by definitions: before that
+    # setting, a method alone was no edit, and a replayed recording must read what it read then.
+    for edit in find_text_edits(content, files, others, methods=run.settings.answer_form != "file"):
         # The tool's schema asks for a path only when the task has several editable files.
         named = {"path": edit["path"]} if len(task.editable) > 1 and edit.get("path") else {}
         if "error" in edit:

@@ -4,27 +4,36 @@
 LocalModel or an OpenAIModel) on `url` (default: its first server), sent `seed` when one is
 given (a search's candidate, an evaluation's attempt), without a deadline yet: a run's
 deadline goes to `model.with_deadline(seconds)` when the run starts. `check_servers(choice)`
-asks every server the choice names whether it serves the model, before any work.
+asks every server the choice names whether it serves the model, before any work: all at once,
+each within CHECK_SECONDS, so a server that takes a connection and never answers holds no
+command for the minutes a model's reply may take.
 
 What this file deliberately is not: an adapter, or the choice itself (models/choice.py), or a
 scripted model (a built-in one has no server: evaluation/attempt.py plays it).
 """
 import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
 
 from local_model import DEFAULT_MODEL, OPTIONS, TIMEOUT, LocalModel, ModelUnavailable
 from runs.printer import clean
 
 SCRIPTED = {"name": "scripted", "digest": None}  # what a built-in scripted model says of itself
+# The start check lists models or shows one: a working server answers in well under a second,
+# even while it generates for someone else. The run's own read timeout (minutes: a slow model's
+# first token) is no bound for it, and neither is --deadline, which counts from the run's start.
+CHECK_SECONDS = 10.0
 
 
-def make_model(choice, url=None, seed=None):
+def make_model(choice, url=None, seed=None, timeout=TIMEOUT):
     """The chat callable `choice` names, on `url` (default: its first server)."""
     url = url or choice.urls[0]
     if choice.api == "openai":
         from openai_model import OpenAIModel  # imported only when asked for: it is the slowest import here
-        return OpenAIModel(choice.name, url, options=choice.options(seed), timeout=TIMEOUT)
+        return OpenAIModel(choice.name, url, options=choice.options(seed), timeout=timeout)
     return LocalModel(choice.name or DEFAULT_MODEL, url, think=choice.think, options=choice.options(seed),
-                      timeout=TIMEOUT)
+                      timeout=timeout)
 
 
 def seed_for(choice, number):
@@ -41,18 +50,29 @@ def check_servers(choice, warn=None):
     if choice.api == "scripted":
         return choice, dict(SCRIPTED)
     warn = warn or (lambda line: print(f"warning: {clean(line)}", file=sys.stderr))
+    pool = ThreadPoolExecutor(len(choice.urls), thread_name_prefix="check")
+    try:  # all at once: N silent servers cost one bound, not N
+        answers = list(pool.map(lambda url: _check(choice, url), choice.urls))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)  # a Ctrl-C does not wait for the others
     found, errors = None, {}
-    for url in choice.urls:
-        try:
-            info = make_model(choice, url).check()
-        except ModelUnavailable as error:
-            errors[url] = error
+    for url, answer in zip(choice.urls, answers):
+        if isinstance(answer, ModelUnavailable):
+            errors[url] = answer
             if len(choice.urls) > 1:
-                warn(f"server {url} is left out of this run: {error}")
+                warn(f"server {url} is left out of this run: {answer}")
             continue
-        found = found or info
+        found = found or answer
     if found is None:
         raise next(iter(errors.values()))
     for url in errors:
         choice = choice.without(url)
     return choice, {"name": found["name"], "digest": choice.digest or found["digest"]}
+
+
+def _check(choice, url):
+    """What the server at `url` says of the model, or its ModelUnavailable, within CHECK_SECONDS."""
+    try:
+        return make_model(choice, url, timeout=httpx.Timeout(CHECK_SECONDS)).check()
+    except ModelUnavailable as error:
+        return error

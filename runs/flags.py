@@ -3,7 +3,9 @@
 `add_model_flags`, `add_loop_flags` and `add_task_flags` add them to a parser; `parsed(parser,
 argv)` parses and builds, once: `args.model`, a models.choice.ModelChoice (the adapter, the
 model, its servers and options), and, where the parser has the loop's flags, `args.settings`,
-a LoopSettings (the named configuration of `--settings`, then each flag given). A bad flag or
+a LoopSettings (the named configuration of `--settings`, then each flag given). A configuration
+carries the model options it was measured with (settings/small-model.json: temperature 0.7):
+they fill the choice's options no flag gave. A bad flag or
 combination is one line (exit 2); a settings file that cannot be used is a ValueError, which
 the command line prints in one line (exit 1). The flags those values were built from are gone
 from `args` afterwards, so nothing reads them twice.
@@ -17,11 +19,13 @@ What this file deliberately is not: a config system (settings/ holds the named c
 or where a model is built and asked (runs/adapters.py).
 """
 import argparse
+import math
 import os
+from dataclasses import replace
 
 from local_model import DEFAULT_HOST, DEFAULT_MODEL
-from models.choice import ModelChoice
-from settings.named import load_settings, names
+from models.choice import OPTION_NAMES, ModelChoice
+from settings.named import load_preset, names
 from workspace.task_catalog import SAMPLE_TASK
 
 MODEL_FLAGS = ("api", "host", "base_url", "parallel", "model_digest", "temperature", "seed", "num_ctx",
@@ -36,7 +40,8 @@ def positive(kind, allow_zero=False):
             value = kind(text)
         except ValueError:
             value = None
-        if value is None or not (value >= 0 if allow_zero else value > 0) or value != value:
+        # NaN is no number, and infinity no count or time (JSON cannot even write it): both refused.
+        if value is None or value != value or value == math.inf or not (value >= 0 if allow_zero else value > 0):
             raise argparse.ArgumentTypeError(f"expected a {'non-negative' if allow_zero else 'positive'} "
                                              f"{kind.__name__}, got {text!r}")
         return value
@@ -105,8 +110,25 @@ def parsed(parser, argv, built_in=None):
     args = parser.parse_args(argv)
     args.model = model_choice(parser, args, built_in)
     if hasattr(args, "max_turns"):
-        args.settings = settings_from(args)
+        name = args.settings
+        args.settings, options = settings_from(args)
+        args.model = with_options(args.model, options, name)
     return args
+
+
+def with_options(choice, options, name):
+    """`choice` with the model options the configuration `name` carries where no flag gave one;
+    a ValueError naming it for an option no adapter takes, or a value a flag could not have."""
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise ValueError(f"--settings {name}: unknown model option {unknown[0]!r}; options: {', '.join(OPTION_NAMES)}")
+    try:
+        replace(choice, **options)  # checked whole, even where a flag wins
+    except ValueError as error:
+        raise ValueError(f"--settings {name}: option {error}") from None
+    if choice.api == "scripted":  # a built-in scripted model is sent nothing
+        return choice
+    return replace(choice, **{key: value for key, value in options.items() if getattr(choice, key) is None})
 
 
 def model_choice(parser, args, built_in=None):
@@ -135,12 +157,12 @@ def model_choice(parser, args, built_in=None):
 
 
 def settings_from(args):
-    """The run's LoopSettings: the named configuration, then every flag given; a bad value or
-    combination is a ValueError (one line on the terminal)."""
+    """(the run's LoopSettings: the named configuration, then every flag given; the model options
+    the configuration carries). A bad value or combination is a ValueError (one line on the terminal)."""
     given = {field: getattr(args, field) for field in LOOP_FLAGS if getattr(args, field) is not None}
     for field in LOOP_FLAGS:
         delattr(args, field)
-    return load_settings(args.settings, **given)
+    return load_preset(args.settings, **given)
 
 
 def default_host(api):

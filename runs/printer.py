@@ -54,6 +54,8 @@ class Printer:
             # Continuation lines are indented, so none can pass for a `> tool(...)` line.
             lines = [clean(line) for line in str(event["text"]).split("\n")[:15]]
             self._line(f"! nudge ({clean(event['kind'])}): " + "\n    ".join(_short(line, 300) for line in lines))
+        elif kind == "definitions_shown":
+            self._line(shown_line(event))
         elif kind == "stopped":
             error = f" ({clean(event['error'])})" if "error" in event else ""
             self._line(f"stopped: {event['reason']} after turn {event['turn']}{error}")
@@ -93,6 +95,14 @@ class Printer:
                 self.out.write(text.encode(encoding, "backslashreplace").decode(encoding))
         except OSError:  # the reader went away (`| head`): stop printing, the run goes on
             self.out = None
+
+
+def shown_line(event):
+    """One line for what a message showed of a file answered by definitions."""
+    names = [clean(str(name)) for name in event.get("definitions") or []]
+    whole = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "") if names else "none"
+    return (f"= shown by definitions: {clean(str(event.get('path')))} ({event.get('lines')} lines): whole: {whole} "
+            f"[{clean(str(event.get('why')))}]; outline: {event.get('outlined')} more")
 
 
 def _tool_line(event):
@@ -152,6 +162,11 @@ def fail(message):
     """One line on stderr that says what went wrong and what to do; no traceback. Returns 1."""
     print(f"error: {clean(str(message))}", file=sys.stderr)
     return 1
+
+
+def warn(line):
+    """One line on stderr that the run went on past (a file kept elsewhere, say)."""
+    print(clean(str(line)), file=sys.stderr)
 
 
 def run_cli(main):

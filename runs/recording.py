@@ -4,7 +4,8 @@
 keeps every request (copied at call time), every chunk, every event and the timings, and
 runs the tests before the loop and the independent verdict after it (verdict.py).
 record_run.py calls it with a live model, replay.py with a ReplayModel, evaluate.py with
-either. `save` never loses a run: any text, any shape, written atomically; `output_problem`
+either. `save` writes any text, any shape, atomically; `keep` never loses a finished run (its
+folder gone, it goes under a fresh name, never over another file); `output_problem`
 says, before minutes of model time, why a recording could not be written where it is asked to.
 
 What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
@@ -19,7 +20,7 @@ from pathlib import Path
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
 from runs import ctrl_c
 from runs.recording_check import check_recording
-from workspace.files import snapshot, write_atomic
+from workspace.files import snapshot, write_atomic, write_kept
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
 from workspace.verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
@@ -155,6 +156,12 @@ def save(path, recording):
     """Write a recording atomically, readable by people and diff tools, whatever it holds."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json_text(recording) + "\n")
+
+
+def keep(path, recording, warn):
+    """Save a finished run at `path`, or (its folder gone) under a fresh name said through `warn`;
+    return where it went, so a later save of the same run goes there too."""
+    return write_kept(path, json_text(recording) + "\n", warn, "the run")
 
 
 def output_problem(output):

@@ -114,10 +114,14 @@ def _search(recording):
         return "a search needs 'candidates' (a list, not empty) and 'search' (an object)"
     if not (search.get("chosen") is None or NUMBER(search["chosen"])):
         return "search.chosen must be a candidate's index or null"
+    if not all(NUMBER(search.get(key)) for key in ("candidates", "ran")) or search["candidates"] < 1:
+        return "search.candidates (a positive int) and search.ran (an int) are required"
     for number, candidate in enumerate(candidates, 1):
         where = f"candidate {number}"
         if not MAPPING(candidate) or not NUMBER(candidate.get("index")) or not LISTING(candidate.get("turns")):
             return f"{where}: needs an int 'index' and 'turns', a list"
+        if not FLAG(candidate.get("chosen")):
+            return f"{where}: chosen must be true or false"
         if "tests" in candidate and _tests(candidate["tests"], f"{where}.tests"):
             return _tests(candidate["tests"], f"{where}.tests")
         if not NUMBER(candidate.get("cancelled_after_checks", 0)) or candidate.get("cancelled_after_checks", 0) < 0:

@@ -106,8 +106,8 @@ class Search:
             for tries in range(1, len(self.servers.urls) + LOSSES_IN_A_ROW):
                 with self.servers.take(skip) as url:
                     self._started(index)
-                    if url is None:
-                        return None if self.servers.working() else lost
+                    if url is None:  # called off, or no server left: a run it lost stays on record
+                        return lost
                     record, tools = self._run(index, tries, url)
                     if "tests" in record:
                         return record, tools

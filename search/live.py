@@ -3,7 +3,8 @@
 `search_live(choice, task, settings, start_tests, folder, say=...)` spreads `settings.candidates`
 runs over the servers of the models.choice.ModelChoice (`--base-url`/`--host`, each given once or
 more), at most `choice.parallel` at once on each, sends candidate i the seed `--seed` + i - 1,
-prints one line per candidate as it ends, and returns (the recording body, the model of the run
+prints one line per candidate as it ends (and one before them when every candidate is sampled at
+temperature 0: a server that decodes greedily answers N alike), and returns (the recording body, the model of the run
 shown at the top, its tools), or (None, None, None) when every server failed before one
 candidate could start.
 
@@ -21,6 +22,9 @@ def search_live(choice, task, settings, start_tests, folder, *, sandbox_mode="au
     first, last = seed_for(choice, 1), seed_for(choice, settings.candidates)
     say(f"searching: {settings.candidates} candidates (seeds {first} to {last}), "
         f"{choice.parallel or 1} at once on each of {len(servers.urls)} server(s)")
+    if settings.candidates > 1 and not make_model(choice, servers.urls[0]).recorded()["options"].get("temperature"):
+        say(f"note: all {settings.candidates} candidates are sampled at temperature 0, so a server that decodes "
+            "greedily answers them alike whatever their seeds; the searches were measured at --temperature 0.7")
     body, tools = run_search(task, settings, lambda i, url: (make_model(choice, url, seed_for(choice, i)),
                                                              seed_for(choice, i)),
                              servers, folder=folder / "search", start_tests=start_tests,

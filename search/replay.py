@@ -5,7 +5,10 @@ recorded candidate through the loop with its own saved chunks (`model_for(part)`
 ReplayModel over that candidate's turns), calls off a cancelled one at the very check the live
 run was called off at, runs its tests on its copy (or serves the recorded ones under `served`),
 re-derives which candidate the tests choose, and judges that one again. Every way the replay
-departs from the recording is named, candidate by candidate.
+departs from the recording is named, candidate by candidate, and so is every field a reader
+takes on trust (`fields_differences`): the candidates against `search.candidates` and
+`search.ran` (the coverage curve counts them), the top-level run against the candidate it shows,
+and each candidate's `chosen` flag (the report's tick) against the choice made here.
 
 What this file deliberately is not: a runner of new candidates (candidates.py is), or the
 replay of a single run (replay.py's `replay` does that, and calls this for a search).
@@ -16,6 +19,7 @@ from runs.replay_check import event_differences, outcome_differences, shorten
 from runs.served_tools import ServedTools
 from search.candidates import TEST_FIELDS
 from search.choice import choose, closest
+from search.servers import lost_to_server
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import changes, judge, verdict
 
@@ -34,9 +38,42 @@ def replay_search(recording, task, settings, model_for, *, served, folder):
         differences.append(f"choice: candidate {shorten(recording['search'].get('chosen'))} in the recording, "
                            f"{shorten(chosen)} here")
     shown = chosen if chosen is not None else closest(tried)
+    shown = shown if shown is not None else recording["candidates"][0]["index"]  # every one lost to a server
+    differences += fields_differences(recording, settings, chosen, shown)
     top = next((c for c in replayed if c["index"] == shown), replayed[0] if replayed else None)
     body = _judged(recording, top, task, served)
     return {**body, "events": top["events"] if top else [], "differences": differences, "candidates": replayed}
+
+
+def fields_differences(recording, settings, chosen, shown):
+    """What the recording says about its search that the replay's choice (`chosen`, `shown`)
+    does not bear out. Candidates start in index order and a started one is always kept, so the
+    recorded ones are 1..m; fewer than asked for only when a pass stopped the search early (never
+    under --all-candidates, whose count the coverage curve reads), no candidate was chosen (a
+    search lost to its servers), or a server failed."""
+    search, candidates = recording["search"], recording["candidates"]
+    found = []
+    indices, asked = [c["index"] for c in candidates], search.get("candidates")
+    if asked != settings.candidates:
+        found.append(f"search.candidates: {shorten(asked)} in the recording, its settings ask for {settings.candidates}")
+    explained = not search.get("all_candidates") or chosen is None or bool(search.get("servers_failed")) or any(
+        lost_to_server(c.get("stop") or {}) for c in candidates)
+    if indices != list(range(1, len(indices) + 1)) or len(indices) > settings.candidates or (
+            len(indices) < settings.candidates and not explained):
+        found.append(f"candidates: {shorten(indices)} in the recording, of {settings.candidates} asked for "
+                     "(candidates were removed, added or renumbered)")
+    ran = sum("tests" in c for c in candidates)
+    if search.get("ran") != ran:
+        found.append(f"search.ran: {shorten(search.get('ran'))} in the recording, {ran} candidates with tests in it")
+    if search.get("shown") != shown:
+        found.append(f"search.shown: candidate {shorten(search.get('shown'))} in the recording, {shorten(shown)} here")
+    top = next((c for c in candidates if c["index"] == shown), None)
+    for key in ("turns", "events", "stop"):  # the stop too: the summary counts stop reasons by it
+        if top is not None and recording.get(key) != top.get(key):
+            found.append(f"the top-level run's {key} are not candidate {shown}'s, the run the choice shows")
+    found += [f"candidate {c['index']}: chosen is {shorten(c.get('chosen'))} in the recording, "
+              f"{c['index'] == chosen} here" for c in candidates if c.get("chosen") != (c["index"] == chosen)]
+    return found
 
 
 def _replay_candidate(recording, recorded, task, settings, model_for, served, folder):

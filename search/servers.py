@@ -7,7 +7,8 @@ in `folder` held with flock, so candidates in threads of one process and attempt
 processes of one evaluation share the same count, and a worker that dies releases its slots
 with it. A server that loses two runs in a row (`lost(url, why)`; `answered(url)` starts the
 count again) is marked as failed in the same folder: the first to mark it says so (it is named
-once), and no one is sent to it again.
+once), and no one is sent to it again. `lost_to_server(stop)` and `lost_search(body)` say when a
+run, or a whole search, was lost to the servers rather than failed by the model.
 
 What this file deliberately is not: a load balancer or a health check. It counts the
 requests it sent; what else the server is doing, it cannot see.
@@ -32,6 +33,22 @@ def lost_to_server(stop):
     result (so are the adapters' own kinds, recorded under their names: DeadlinePassed, and
     RequestTooLong, a request longer than the server's context)."""
     return stop.get("reason") == "model_error" and str(stop.get("error", "")).startswith("ModelUnavailable")
+
+
+def lost_search(body):
+    """Why a search says nothing about the model, or None. One that chose no candidate while some
+    of its candidates were lost to the servers (or never started, every server having failed) is
+    the servers' failure: the lost ones might have passed. One that chose a candidate stands."""
+    search = body.get("search")
+    if not isinstance(search, dict) or search.get("chosen") is not None:
+        return None
+    lost = sum(lost_to_server(candidate["stop"]) for candidate in body["candidates"])
+    lost += search["candidates"] - len(body["candidates"])  # never started: no server was left
+    if not lost:
+        return None
+    named = "; ".join(f"{server['url']}: {server['error']}" for server in search.get("servers_failed") or [])
+    return (f"the search lost {lost} of its {search['candidates']} candidates to its servers and chose none"
+            + (f" ({named})" if named else ""))
 
 
 class Servers:

@@ -7,7 +7,7 @@ root), in the order of the rooms it tests:
   forked from one warm interpreter); wire_captures/ holds real server streams.
 - the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
   test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
-  test_context.py, test_levers.py.
+  test_context.py, test_levers.py, test_method_edits.py, test_answer_form.py.
 - the tools and a task's repository (repo_tools.py, workspace/): test_tools.py,
   test_sandbox.py, test_pytest_output.py, test_verdict.py, test_task_catalog.py, test_tasks.py.
 - the models (local_model.py, openai_model.py, models/): test_local_model.py,
@@ -18,7 +18,7 @@ root), in the order of the rooms it tests:
 - evaluation/: test_evaluate.py, test_evaluate_trust.py, test_report.py, test_report_attempt.py.
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
-  test_fix_real_repos.py, test_fix_big_modules.py.
+  test_fix_real_repos.py, test_fix_projects.py, test_fix_big_modules.py.
 - the house itself: test_layers.py (layers, doors, entry points), test_entry_points.py,
   test_tutorial.py (TUTORIAL.md and README.md stay true); and the suite's own memory of pytest
   runs (testing/pytest_memo.py): test_pytest_memo.py, and its bytecode folder

@@ -1,5 +1,6 @@
 """Probes of the process table and the network, for the sandbox and run_tests tests: a test
-body to run inside the sandbox, a port nothing listens on, and watching for tagged processes;
+body to run inside the sandbox, a port nothing listens on, a server that takes connections and
+never answers, and watching for tagged processes;
 `interruptible()`, for the tests that stop a command line with Ctrl-C; an item that kills
 the worker process it runs in, and one that runs a copy's tests in it.
 
@@ -28,6 +29,34 @@ def closed_port():
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]  # bound, then closed: nothing listens there
 
+
+
+@contextlib.contextmanager
+def silent_server():
+    """A loopback server that accepts every connection and never says a byte (a hung server, or a
+    proxy in front of a dead one): yields (its URL, the monotonic times it accepted connections)."""
+    listener, accepted, held, stop = socket.socket(), [], [], threading.Event()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.05)  # so the thread sees `stop`: closing a socket does not wake accept()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                continue
+            accepted.append(time.monotonic())
+            held.append(connection)
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}", accepted
+    finally:
+        stop.set()
+        thread.join()
+        for connection in [listener, *held]:
+            connection.close()
 
 
 def running_with(marker):

@@ -244,3 +244,34 @@ def test_fix_searches_by_default_and_offers_the_candidate_the_tests_chose(fake_o
     assert rec["search"]["chosen"] == 2
     assert [c["index"] for c in rec["candidates"]] == [1, 2]  # the pass stopped the search
     assert [c["tests"]["exit_code"] for c in rec["candidates"]] == [1, 0] and rec["verdict"] == "repaired"
+
+
+def test_a_repair_whose_output_folder_goes_mid_run_is_kept_under_fresh_names(fake_ollama, tmp_path, capsys,
+                                                                              monkeypatch):
+    """The folder of --output goes while the model answers (a file takes its place): the repaired
+    run and its patch are kept in the temporary folder under fresh names, each said in one line,
+    and nothing there is overwritten."""
+    import shutil
+    import tempfile
+    spare, out = tmp_path / "tmp", tmp_path / "out"
+    spare.mkdir()
+    out.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))  # what TMPDIR says
+    (spare / "run.json").write_text("someone else's file")
+
+    def folder_gone():
+        shutil.rmtree(out)
+        out.write_text("no longer a folder")
+    repo = make_project(tmp_path / "calc")
+    read, edit, _ = repair_turns()
+    fake_ollama.play(read, edit, [text("Fixed"), folder_gone, text(" add."), done()])
+    code, _ = run_fix(fake_ollama, repo, tmp_path)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == fix.NOT_APPLIED and (spare / "run.json").read_text() == "someone else's file"
+    runs, patches = sorted(spare.glob("run-*.json")), sorted(spare.glob("run-*.patch"))
+    assert len(runs) == 1 and len(patches) == 1
+    assert len(err) == 2 and err[0].startswith(f"warning: cannot write {out / 'run.json'} (")
+    assert err[0].endswith(f"the run is saved in {runs[0]} instead") and f"the patch is saved in {patches[0]}" in err[1]
+    rec = json.loads(runs[0].read_text())
+    assert (rec["verdict"], rec["outcome"], rec["patch"]["file"]) == ("repaired", "no terminal", str(patches[0]))
+    assert patches[0].read_text().startswith("--- a/src/calc/ops.py\n")

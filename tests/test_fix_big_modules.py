@@ -90,3 +90,16 @@ def test_binary_files_links_and_text_that_is_not_utf8_are_named_and_recorded(fak
     left_out = ["biglib/table.bin (binary)", "biglib/compat.py (a link)", "biglib/legacy.py (not UTF-8)"]
     assert f"note: left out, not text the model can read and edit: {', '.join(sorted(left_out))}" in printed
     assert sorted(json.loads(output.read_text())["task_spec"]["left_out"]) == sorted(left_out)
+
+
+def test_the_definition_a_traceback_blames_past_the_read_slice_is_shown_to_the_model(fake_ollama, tmp_path):
+    # Shown by definitions (small-model-explain): the preload reads the whole module, not read_file's slice.
+    raising = "def clamp(value, low, high):\n    return max(low, min(value, hihg))\n"
+    core = big_module(150_000).replace(CLAMP, raising)
+    repo = make_project(tmp_path / "biglib", big_library(core))
+    fake_ollama.play([text("I cannot tell."), done()])
+    code, _ = run_fix(fake_ollama, repo, tmp_path, "--settings", "small-model-explain", "--candidates", "1",
+                      "--max-turns", "1")
+    first = fake_ollama.requests[0]["messages"][1]["content"]
+    assert code == fix.NOT_APPLIED and len(first) < 20_000
+    assert "lines 10146-10147\ndef clamp(value, low, high):\n    return max(low, min(value, hihg))\n```" in first

@@ -58,7 +58,7 @@ def test_the_projects_own_pytest_configuration_is_used_by_every_run(fake_ollama,
     fake_ollama.play([done(tool_calls=[ADD_FIX])], [text("Fixed add."), done()])
     assert run_fix(repo, tmp_path, "--yes", host=fake_ollama.url) == 0
     printed = capsys.readouterr().out
-    assert "starting tests: exit_code 1, 1 passed, 1 failed" in printed  # "=== 1 failed, 1 passed ===" read
+    assert "starting tests: exit_code 1, 1 passed, 1 failed" in printed
     assert "verdict: repaired (independent pytest: exit_code 0, 2 passed" in printed
     spec = json.loads((tmp_path / "out" / "run.json").read_text())["task_spec"]
     assert spec["editable"] == ["src/calc/ops.py"]  # the checks and conftest.py are the project's tests

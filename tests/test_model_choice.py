@@ -1,6 +1,7 @@
 """The model a command line chose, as one typed value (models/choice.py): built and checked once
 when the flags are parsed, sent to the worker processes whole, and `--scripted` meaning the same
 thing on every command line."""
+import json
 import pickle
 
 import pytest
@@ -101,3 +102,40 @@ def test_fix_refuses_a_settings_file_it_cannot_use_in_one_line_before_any_work(t
     printed = capsys.readouterr()
     assert printed.out == "" and printed.err.count("\n") == 1
     assert printed.err.startswith("error: --settings no-such-settings: no such configuration")
+
+
+def test_a_default_fix_search_sends_every_candidate_the_temperature_its_configuration_was_measured_with(
+        fake_openai, tmp_path, capsys):
+    # settings/small-model-explain.json (fix.py's default) was measured at 0.7: sent, unless --temperature says otherwise.
+    fake_openai.play(*[sse_text("I cannot tell.")] * 4)
+    code = fix.main(["--repo", str(make_project(tmp_path / "calc")), "--api", "openai", "--base-url", fake_openai.url,
+                     "--model", "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--max-turns", "1"])
+    assert code == fix.NOT_APPLIED
+    assert [(sent["temperature"], sent["seed"]) for sent in fake_openai.requests] == [(0.7, 7), (0.7, 8), (0.7, 9), (0.7, 10)]
+    assert "temperature 0" not in capsys.readouterr().out
+
+
+def test_a_search_at_temperature_0_says_so_in_one_line(fake_openai, tmp_path, capsys):
+    fake_openai.play(*[sse_text("I cannot tell.")] * 4)
+    fix.main(["--repo", str(make_project(tmp_path / "calc")), "--api", "openai", "--base-url", fake_openai.url,
+              "--model", "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--max-turns", "1",
+              "--temperature", "0"])
+    assert {sent["temperature"] for sent in fake_openai.requests} == {0}
+    notes = [line for line in capsys.readouterr().out.splitlines() if "temperature 0" in line]
+    assert notes == ["note: all 4 candidates are sampled at temperature 0, so a server that decodes greedily answers "
+                     "them alike whatever their seeds; the searches were measured at --temperature 0.7"]
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"temperature": -1}, "option temperature must be a number of at least 0"),
+    ({"top_k": 5}, "unknown model option 'top_k'"),
+    ([0.7], '"options" holds a JSON object'),
+])
+def test_a_settings_files_options_are_checked_as_the_flags_are(tmp_path, options, words):
+    settings = tmp_path / "mine.json"
+    settings.write_text(json.dumps({"about": "mine", "options": options}))
+    with pytest.raises(ValueError, match=words):
+        record_run.parse_args(["--settings", str(settings), "--output", "/tmp/x.json"])
+    settings.write_text(json.dumps({"options": {"temperature": 0.2, "seed": 4}}))
+    assert record_run.parse_args(["--settings", str(settings), "--seed", "5", "--output", "/tmp/x.json"]).model.options() \
+        == {"temperature": 0.2, "seed": 5}

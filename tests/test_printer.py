@@ -43,3 +43,10 @@ def test_shown_thinking_gets_its_own_line_and_no_colour_codes_off_a_terminal():
     lines = show(EVENTS, show_thinking=True).splitlines()
     assert lines[1:3] == ["Check first.", "Running tests."]
     assert "\x1b" not in "".join(lines)
+
+
+def test_what_a_message_showed_by_definitions_is_one_line():
+    event = {"type": "definitions_shown", "turn": 1, "path": "pkg/ledger.py", "lines": 601, "why": "focus",
+             "definitions": ["Account7.rate2", "total\x1b[2J"], "outlined": 140}
+    assert show([event]).splitlines() == [
+        "= shown by definitions: pkg/ledger.py (601 lines): whole: Account7.rate2, total\\x1b[2J [focus]; outline: 140 more"]

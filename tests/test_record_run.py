@@ -1,8 +1,11 @@
 """record_run.py against the loopback server: progress, the recording, and clear refusals."""
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from runs.recording import FORMAT, load, sample_hashes
 from testing.fake_ollama import Stall
 from testing.scripted import call, done, text, thinking
 from tests.helpers import FIX
-from tests.processes import closed_port
+from tests.processes import closed_port, silent_server
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 
@@ -125,23 +128,29 @@ def test_the_default_output_never_overwrites_an_earlier_recording(tmp_path, monk
     assert second != first and not (tmp_path / second).exists()
 
 
-def test_a_run_whose_output_cannot_be_written_at_the_end_is_kept_in_a_temporary_file(
-        fake_ollama, tmp_path, capsys, monkeypatch):
-    fake_ollama.play([text("Done."), done()])
-    real_save, calls = record_run.save, []
+def folder_gone(folder):
+    """A step between two chunks of a live turn: the output folder goes, and a file takes its
+    place (so it cannot be made again, even by root)."""
+    def step():
+        shutil.rmtree(folder)
+        folder.write_text("no longer a folder")
+    return step
 
-    def save_fails_once(path, recording):
-        calls.append(path)
-        if len(calls) == 1:
-            raise PermissionError(13, "Permission denied")
-        real_save(path, recording)
-    monkeypatch.setattr(record_run, "save", save_fails_once)
-    (tmp_path / "kept").mkdir()
-    monkeypatch.setattr(record_run.tempfile, "gettempdir", lambda: str(tmp_path / "kept"))
-    assert record_run.main(["--host", fake_ollama.url, "--output", str(tmp_path / "run.json")]) == 0
-    captured = capsys.readouterr()
-    assert "cannot write" in captured.err and f"saving to {tmp_path / 'kept' / 'run.json'}" in captured.err
-    assert json.loads((tmp_path / "kept" / "run.json").read_text())["stop"]["reason"] == "assistant_finished"
+
+def test_a_run_whose_output_folder_goes_mid_run_is_kept_under_a_fresh_name(fake_ollama, tmp_path, capsys,
+                                                                            monkeypatch):
+    spare = tmp_path / "tmp"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))  # what TMPDIR says
+    (spare / "run.json").write_text("someone else's file")
+    fake_ollama.play([text("Done"), folder_gone(tmp_path / "out"), text("."), done()])
+    assert record_run.main(["--host", fake_ollama.url, "--output", str(tmp_path / "out" / "run.json")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    kept = [path for path in spare.iterdir() if path.name != "run.json"]
+    assert (spare / "run.json").read_text() == "someone else's file"  # never overwritten
+    assert len(kept) == 1 and load(kept[0])["stop"]["reason"] == "assistant_finished"
+    assert len(err) == 1 and err[0].startswith(f"warning: cannot write {tmp_path / 'out' / 'run.json'} (")
+    assert err[0].endswith(f"the run is saved in {kept[0]} instead")
 
 
 def test_a_live_run_with_a_lone_surrogate_is_printed_and_recorded_with_its_verdict(fake_ollama, tmp_path, capsys):
@@ -243,3 +252,24 @@ def test_a_server_that_only_keeps_the_stream_alive_is_cut_at_the_deadline(fake_o
     rec = load(output)
     assert rec["stop"] == {"type": "stopped", "turn": 1, "reason": "deadline"}
     assert sum(rec["timings"]["model_s"]) < 4, rec["timings"]  # not until the server gives up (30 s)
+
+
+@pytest.mark.parametrize(("api", "flag", "path"), [("ollama", "--host", ""), ("openai", "--base-url", "/v1")])
+def test_servers_that_take_a_connection_and_never_answer_are_checked_at_once_within_a_short_bound(
+        tmp_path, capsys, monkeypatch, api, flag, path):
+    """Before, the start check waited the run's read timeout (300 s) on each server in turn,
+    whatever --deadline said. Now both are asked at once, each for CHECK_SECONDS."""
+    from runs import adapters
+    monkeypatch.setattr(adapters, "CHECK_SECONDS", 1.5, raising=False)
+    code = []
+    with silent_server() as (one, first), silent_server() as (two, second):
+        argv = ["--api", api, flag, one + path, flag, two + path, "--model", "qwen2.5-coder-1.5b",
+                "--deadline", "1000", "--output", str(tmp_path / "run.json")]
+        command = threading.Thread(target=lambda: code.append(record_run.main(argv)), daemon=True)
+        command.start()
+        command.join(30)  # a wide bound, only to catch a hang: the check itself takes 1.5 s
+        assert not command.is_alive(), "the start check hung"
+    assert code == [1] and not (tmp_path / "run.json").exists()
+    assert abs(first[0] - second[0]) < 1.5  # the second was asked before the first one's bound ran out
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "sent nothing for 1.5 s" in err[-1]

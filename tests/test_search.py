@@ -154,7 +154,9 @@ def test_a_server_that_loses_two_runs_in_a_row_is_named_once_and_its_candidate_r
     lambda r: r["candidates"][0].update(index="one"),
     lambda r: r["candidates"][0].update(cancelled_after_checks=-1),
     lambda r: r["candidates"][0].update(events=[]),
-    lambda r: r["search"].update(chosen="2")])
+    lambda r: r["search"].update(chosen="2"),
+    lambda r: r["search"].pop("ran"),
+    lambda r: r["candidates"][0].update(chosen="yes")])
 def test_a_damaged_search_recording_is_one_error_line(tmp_path, capsys, damage):
     import replay as replay_cli
     body, _ = search(tmp_path, [turns_of(FIX)])
@@ -264,3 +266,75 @@ def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp
         signal.signal(signal.SIGUSR1, previous)
     assert chats[1].closed_streams == 1 and chats[1].remaining_turns == 1  # stopped at its next check
     assert chats[2].requests == []  # never started
+
+
+def test_a_search_that_lost_candidates_to_its_server_and_chose_none_is_an_infra_failure(tmp_path, capsys):
+    """The only server answers the first candidate (a failing answer), then dies: the two others
+    are lost to it. That search says nothing about the model: it is an infra failure (left out of
+    n, exit 1), and the same command runs it again once the server is back."""
+    import evaluate
+    from testing.fake_openai import FakeOpenAI
+    from testing.fake_openai import text as sse_text
+    fixed = {"old": 'parts = path.split("/")', "new": 'parts = path.replace("\\\\", "/").split("/")'}
+    with FakeOpenAI(sse_text("I cannot fix it.")) as server:  # its script spent, it answers 500
+        command = ["--api", "openai", "--base-url", server.url, "--model", "qwen2.5-coder-1.5b", "--tasks",
+                   "path_rules", "--candidates", "3", "--out", str(tmp_path / "eval")]
+        code = evaluate.main(command)
+        summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+        assert code == 1 and summary["infra_failures"] == 1 and summary["overall"]["attempts"] == 0
+        from testing.fake_openai import llama_cpp_call
+        server.play(llama_cpp_call("replace_text", json.dumps(fixed)), sse_text("Fixed."))
+        assert evaluate.main(command) == 0
+    summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+    assert summary["infra_failures"] == 0 and summary["overall"] == {"attempts": 1, "repaired": 1, "pass@1": 1.0}
+
+
+@pytest.fixture(scope="module")
+def one_repair_in_three(tmp_path_factory):
+    """A coverage search (--all-candidates) in which one candidate of three repairs: its recording."""
+    folder = tmp_path_factory.mktemp("coverage")
+    body, _ = search(folder, [turns_of(WRONG), turns_of(FIX), turns_of(WRONG)], all_candidates=True)
+    return json.loads(saved(folder, body).read_text())
+
+
+def _only_the_repair(recording):
+    """The failing candidates deleted, and the count fixed to match: 1 repair in 1 on the curve."""
+    recording["candidates"] = [c for c in recording["candidates"] if c["index"] == 2]
+    recording["search"]["ran"] = 1
+
+
+def _renumbered(recording):
+    _only_the_repair(recording)
+    recording["candidates"][0].update(index=1)
+    recording["search"].update(chosen=1, shown=1)
+
+
+def _top_swapped(recording):
+    other = recording["candidates"][0]
+    recording.update(turns=other["turns"], events=other["events"], stop=other["stop"])
+
+
+def _flag_moved(recording):
+    recording["candidates"][0]["chosen"], recording["candidates"][1]["chosen"] = True, False
+
+
+@pytest.mark.parametrize("served", [True, False])
+@pytest.mark.parametrize(("tamper", "named"), [
+    (_only_the_repair, "candidates: [2] in the recording, of 3 asked for"),
+    (_renumbered, "candidates: [1] in the recording, of 3 asked for"),
+    (lambda r: r["search"].update(ran=1), "search.ran: 1 in the recording, 3 candidates"),
+    (_top_swapped, "the top-level run's turns are not candidate 2's"),
+    (_flag_moved, "candidate 1: chosen is true in the recording, False here")])
+def test_a_tampered_search_recording_does_not_replay_as_recorded(tmp_path, one_repair_in_three, tamper, named,
+                                                                  served):
+    import copy
+
+    import replay as replay_cli
+    recording = copy.deepcopy(one_repair_in_three)
+    path = tmp_path / "search.json"
+    path.write_text(json.dumps(recording))
+    assert replay(path, served=served)["differences"] == []  # untouched, it replays as recorded
+    tamper(recording)
+    path.write_text(json.dumps(recording))
+    assert any(named in d for d in replay(path, served=served)["differences"])
+    assert replay_cli.main([str(path)] + ["--served"] * served) == 1

@@ -1,6 +1,7 @@
 """Everything from the model is untrusted: chunks of any shape, tools that blow up, text that
 cannot be encoded or that tries to take over the terminal. The run always ends with one
-`stopped` event, keeps its outcome, and is always saved and reloadable."""
+`stopped` event, keeps its outcome, and is always saved and reloadable. So is a settings file
+someone shared: one that cannot be used is one line naming it, before any work."""
 import io
 import json
 
@@ -156,3 +157,53 @@ def test_a_tool_result_quotes_at_most_a_few_hundred_characters_of_a_huge_call(to
         with pytest.raises((ValueError, TypeError)) as caught:
             tools.invoke(name, arguments)
         assert len(str(caught.value)) < 1_000
+
+
+def a_pipe(tmp_path, data):
+    """A named pipe a thread writes `data` into, as `--settings <(...)` gives one: it has no size
+    to ask. The writer gives up quietly when the reader stops early."""
+    import os
+    import threading
+    path = tmp_path / "settings-pipe"
+    os.mkfifo(path)
+
+    def write():
+        try:
+            with open(path, "wb") as pipe:
+                pipe.write(data)
+        except BrokenPipeError:
+            pass
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ('{"system": ' + "[" * 40_000 + "]" * 40_000 + "}", "nested too deep"),
+    ('{"deadline": 1e999}', "deadline must be a number of seconds"),
+    ('{"offered_tools": ["read_file", ["run_tests"]]}', "offered_tools must be allowlisted tool names"),
+    (None, "larger than 100,000 bytes")])
+def test_a_settings_file_that_cannot_be_used_is_one_line_naming_it_and_nothing_is_written(
+        fake_ollama, tmp_path, capsys, text, named):
+    """They were a RecursionError traceback, a recording with Infinity in it (not JSON), "unhashable
+    type: 'list'", and a 10 MB system prompt let through a pipe."""
+    import record_run
+    if text is None:
+        path = a_pipe(tmp_path, json.dumps({"system": "x" * 10_000_000}).encode())
+    else:
+        path = tmp_path / "settings.json"
+        path.write_text(text)
+    output = tmp_path / "run.json"
+    assert record_run.main(["--host", fake_ollama.url, "--settings", str(path), "--output", str(output)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: --settings {path}: ") and named in err
+    assert not output.exists() and fake_ollama.requests == []
+
+
+def test_an_endless_deadline_flag_is_refused_in_one_line(fake_ollama, tmp_path, capsys):
+    import record_run
+    for endless in ("inf", "Infinity", "nan"):
+        with pytest.raises(SystemExit) as stop:
+            record_run.main(["--host", fake_ollama.url, "--deadline", endless, "--output", str(tmp_path / "run.json")])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.count("\n") == 1 and "--deadline" in err and repr(endless) in err
+    assert not (tmp_path / "run.json").exists() and fake_ollama.requests == []

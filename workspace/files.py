@@ -2,6 +2,8 @@
 
 Every file the project writes (an edited file, a recording, a summary, a report) goes through
 `write_atomic`, so no reader ever sees half a file and every file is readable (0644 at least).
+`write_kept` writes a result that must not be lost (a finished run, its patch): when its place
+is gone, under a fresh name in the temporary folder, said in one line, never over another file.
 `snapshot` fingerprints a tree without following links or opening odd files; `remove_tree`
 removes whatever tested code left behind.
 
@@ -34,6 +36,24 @@ def write_atomic(path, text, mode=None):
     except BaseException:
         os.unlink(temp)
         raise
+
+
+def write_kept(path, text, warn, what):
+    """Write `text` to `path` (its folder made if need be) and return where it went. When that
+    fails (the folder went away mid-run), write it under a fresh, unique name in the temporary
+    folder instead and `warn` one line naming `what` went where: minutes of model time are never
+    lost, and no other file is ever overwritten (mkstemp makes the name exclusively)."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+        return str(path)
+    except OSError as error:
+        why = error.strerror or str(error)
+    fd, spare = tempfile.mkstemp(prefix=f"{Path(path).stem}-", suffix=Path(path).suffix)
+    os.close(fd)
+    write_atomic(spare, text)
+    warn(f"warning: cannot write {path} ({why}); {what} is saved in {spare} instead")
+    return spare
 
 
 def snapshot(root, skip_caches=False):

@@ -11,7 +11,9 @@ the importing file (pytest puts a test file's folder on the path).
 `Imports(tree, files)` reads each file once, when first asked:
 
 - `of(path)`: the repository files `path` imports, packages' `__init__.py` included;
-- `names(path)`: what each name an import binds in `path` stands for (a `Binding`);
+- `names(path)`: what each name an import binds in `path` stands for (a `Binding`); the modules
+  a `pytest_plugins = [...]` names count as imports (pytest imports them for the file);
+- `module(dotted)`: the files of one module by its dotted name (what `-p NAME` loads);
 - `defined_in(path, name, attribute)`: the file that defines what a name stands for, through a
   package's re-exports (`import words; words.ordinal` is defined in words/suffixes.py).
 
@@ -60,6 +62,11 @@ class Imports:
             return self.defined_in(module, inner, None, depth - 1) or module
         return module
 
+    def module(self, dotted):
+        """The repository files of the module `dotted` as pytest's `-p NAME` imports it (from the
+        root or src/), its packages' __init__.py first; [] when the repository has none."""
+        return _module("", dotted, self.files)
+
 
 def parse(tree, path):
     """The module `path` as an ast, or None (too big, unreadable, not UTF-8, not Python)."""
@@ -76,6 +83,8 @@ def parse(tree, path):
 def _bound_names(tree, path, files):
     module = parse(tree, path)
     bound = {}
+    for name in _plugins(module):  # pytest imports them for the file: as good as an import
+        bound[f"pytest_plugins:{name}"] = Binding(_module(path, name, files), None)
     for node in ast.walk(module) if module is not None else ():
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -90,6 +99,15 @@ def _bound_names(tree, path, files):
                 own = [] if alias.name == "*" else _module(path, dotted, files, folder, parents=False)
                 bound[alias.asname or alias.name] = Binding([*base, *own], None if own else alias.name)
     return bound
+
+
+def _plugins(module):
+    """The modules a top-level `pytest_plugins = "a"` or `= ["a", "b"]` (a list or a tuple) names."""
+    for node in module.body if module is not None else ():
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(target, ast.Name) and target.id == "pytest_plugins" for target in targets):
+            values = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+            yield from (v.value for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str))
 
 
 def _base(path, node, files):

@@ -3,12 +3,13 @@
 fix.py never lets a model change what the tests expect, so it must know which files are tests
 before anything is editable. Names alone are not enough: a module outside `tests/` that the
 tests take their expected values from (`testing/expected.py`) is as much a test as they are.
-`find_test_code(tree, files, collected, project)` answers, for the copy at `tree`:
+`find_test_code(tree, files, collected, project, plugins)` answers, for the copy at `tree`:
 
 1. the files pytest collected (`collected`), every `conftest.py`, and files named like tests
    (`test_*.py`, `*_test.py`, anything under a `tests/` or `test/` folder);
 2. test-support code: the repository's modules that test code imports (directly or through
-   each other: workspace/python_imports.py) and the product code does not, unless they belong
+   each other: workspace/python_imports.py; a fixture module a conftest.py names in
+   `pytest_plugins`, or one `-p NAME` loads, counts as imported) and the product code does not, unless they belong
    to the project's own packages. Those are named by its packaging (pyproject.toml, setup.cfg,
    setup.py) or, failing that, by the repository's folder; inside them, only a module named for
    testing (`_testing.py`, `testing/`) is support. A package imported only by its tests, as
@@ -58,15 +59,17 @@ def is_test_or_config(path):
     return is_test(path) or PurePosixPath(path).name in TEST_CONFIG
 
 
-def find_test_code(tree, files, collected, project=""):
+def find_test_code(tree, files, collected, project="", plugins=()):
     """The paths of `files` (relative, under `tree`) that are test code: what pytest collected
     (`collected`), files named like tests, and the test-support code they import. `project` is
-    the repository's folder name, its own package when its packaging names none."""
+    the repository's folder name, its own package when its packaging names none; `plugins`, the
+    modules pytest loads with `-p NAME`, count as imported by the tests."""
     python, collected = [p for p in files if p.endswith(".py")], set(collected)
     tests = {p for p in python if p in collected or TEST_NAME.search(p)}
     imports = Imports(tree, files)
     owned = own_packages(tree, files, project)
-    support = {p for p in _closure(tests, imports) - tests if _support_by_place(p, owned)}
+    loaded = {path for name in plugins for path in imports.module(name)}
+    support = {p for p in _closure(tests | loaded, imports) - tests if _support_by_place(p, owned)}
     product = {p for p in python if p not in tests and p not in support and not is_tooling(p)}
     return tests | (support - _closure(product, imports))  # what the product imports, however far, is product
 
