@@ -76,7 +76,8 @@ def test_tests_that_did_not_run_are_counted_and_subtests_are_not_tests():
 
 def test_what_collect_only_counted_at_either_verbosity():
     """`-q --collect-only` ends with a count line; `-qq` (a project's addopts adding -q) names each file."""
-    assert collection("t.py::a\n5/6 tests collected (1 deselected), 1 error") == {"tests": 5, "errors": 1, "deselected": 1}
+    assert collection("t.py::a\n5/6 tests collected (1 deselected), 1 error") == {
+        "tests": 5, "errors": 1, "deselected": 1}
     assert collection("no tests collected") == {"tests": 0, "errors": 0, "deselected": 0}
     assert collection("tests/test_a.py: 3\ntests/test_b.py: 2\nERROR tests/test_c.py") == {
         "tests": 5, "errors": 1, "deselected": 0}

@@ -51,7 +51,8 @@ def search(tmp_path, scripts, settings=SETTINGS, **options):
     chats = {i: ScriptedChat(*script) for i, script in enumerate(scripts, 1)}
     settings = LoopSettings(**{**settings.recorded(), "candidates": len(scripts)})
     servers = Servers(["http://one"], options.pop("parallel", 1), tmp_path / "slots")
-    body, _ = run_search(options.pop("task", None) or load_task("path_rules"), settings, lambda i, url: (chats[i], 100 + i), servers,
+    task = options.pop("task", None) or load_task("path_rules")
+    body, _ = run_search(task, settings, lambda i, url: (chats[i], 100 + i), servers,
                          folder=tmp_path / "copies", **options)
     return body, chats
 
@@ -88,7 +89,8 @@ def test_a_candidate_that_touched_a_test_is_never_chosen_and_the_smallest_repair
     assert choose(candidates, task, start)[0] == 3
     assert choose(candidates[:1] + candidates[3:], task, start)[0] is None
     # Test code is never chosen, even where a task (fix.py --editable) lets the model edit it.
-    assert choose(candidates[:1], replace(task, editable=("path_rules.py", "tests/test_path_rules.py")), start)[0] is None
+    tests_editable = replace(task, editable=("path_rules.py", "tests/test_path_rules.py"))
+    assert choose(candidates[:1], tests_editable, start)[0] is None
 
 
 def test_all_candidates_run_and_every_passing_one_is_judged(tmp_path):
@@ -145,6 +147,8 @@ def test_a_bug_whose_tests_hang_is_repaired_and_the_choice_agrees(tmp_path):
     assert start["timed_out"] and (start["passed"], start["failed"], start["errors"]) == (0, 0, 0)
     assert body["search"]["chosen"] == 1 and body["verdict"] == "repaired"
     assert body["final_tests"]["passed"] == 2 and start["collected"] == {"tests": 2, "errors": 0, "deselected": 0}
+    replayed = replay(saved(tmp_path, body), served=True, tasks_dir=tmp_path / "tasks")  # the recorded count
+    assert replayed["differences"] == [] and replayed["verdict"] == "repaired"
 
 
 def test_none_passing_is_not_repaired_and_shows_the_closest(tmp_path):
