@@ -73,7 +73,7 @@ def run(args, prepared, folder, show):
     repo, task, start, tools = prepared
     if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
         body, model, tools = search_live(choice, task, args.settings, start, folder, say=show.line,
-                                         sandbox_mode=args.sandbox_mode)
+                                         sandbox_mode=args.sandbox_mode, all_candidates=args.all_candidates)
         if body is None:
             raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
     else:

@@ -28,6 +28,7 @@ from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli, warn
 from runs.recording import keep, output_problem, recording_of, run_recorded
 from search.live import search_live
+from workspace.passing import start_run
 from workspace.task_catalog import fresh_copy, load_task
 
 
@@ -94,7 +95,7 @@ def record(args, info, tools, folder, show):
         print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
     show.line(f"recording {clean(info['name'])} at {clean(args.model.urls[0])} on a fresh copy of task "
               f"{clean(args.task.name)}")
-    start_tests = tools.run_tests()
+    start_tests = start_run(tools)  # a start run that hangs: how many tests there are, collected
     show.line(f"starting tests: {result_line(start_tests)}")
     if args.settings.candidates > 1:  # several candidates, chosen by the tests
         body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, say=show.line,

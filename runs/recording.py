@@ -21,6 +21,7 @@ from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
 from runs import ctrl_c
 from runs.recording_check import check_recording
 from workspace.files import snapshot, write_atomic, write_kept
+from workspace.passing import start_run
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
 from workspace.verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
@@ -96,7 +97,7 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     sample = sample_hashes(tools.root)
     prompt = tools.task.prompt() if prompt is None else prompt
     started = time.perf_counter()
-    start_tests = start_tests or tools.run_tests()
+    start_tests = start_tests or start_run(tools)
     start_s = round(time.perf_counter() - started, 4)
     run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event)
     started = time.perf_counter()

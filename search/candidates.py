@@ -22,10 +22,13 @@ from repo_tools import RepoTools
 from runs.recording import body_head, record_loop, sample_hashes
 from search.choice import choose, closest, eligible
 from search.servers import LOSSES_IN_A_ROW, lost_to_server
+from workspace.passing import start_run
+from workspace.pytest_output import NOT_RUN
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import changes, judge
 
-TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "timed_out", "sandbox")
+# What a candidate keeps of its tests: what the choice reads (passing.py), and where they ran.
+TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "subtests_failed", *NOT_RUN, "timed_out", "sandbox")
 
 
 class CancelChecks:
@@ -50,7 +53,7 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
     folder = Path(folder)
     first = RepoTools(fresh_copy(task, folder / "start"), task=task, sandbox_mode=sandbox_mode)
     sample, prompt = sample_hashes(first.root), task.prompt() if prompt is None else prompt
-    start_tests = start_tests or first.run_tests()
+    start_tests = start_tests or start_run(first)
     search = Search(task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates, sandbox_mode)
 
     def one(index):
@@ -140,7 +143,7 @@ class Search:
             return record, tools
         tests = tools.run_tests()
         record.update({**_changed(tools), "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}})
-        if eligible(record, self.task.editable) and not self.all_candidates:
+        if eligible(record, self.task, self.start_tests) and not self.all_candidates:
             self.over.set()
         return record, tools
 
@@ -155,12 +158,12 @@ def _body(task, settings, prompt, sample, start_tests, first, ran, all_candidate
     records = sorted((record for record, _ in ran), key=lambda r: r["index"])
     tools_of = {record["index"]: tools for record, tools in ran}
     tried = [r for r in records if "tests" in r]  # not lost to a server
-    chosen, why = choose(tried, task.editable)
-    shown = chosen if chosen is not None else closest(tried)
+    chosen, why = choose(tried, task, start_tests)
+    shown = chosen if chosen is not None else closest(tried, start_tests)
     shown = shown if shown is not None else records[0]["index"]  # every one lost to a server
     if all_candidates:  # every candidate that passed is judged, so the coverage curve is the verdict's
         for record in tried:
-            if eligible(record, task.editable):
+            if eligible(record, task, start_tests):
                 record["verdict"] = judge(tools_of[record["index"]], start_tests)["verdict"]
     for record in records:
         record["chosen"] = record["index"] == chosen

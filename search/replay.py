@@ -33,11 +33,11 @@ def replay_search(recording, task, settings, model_for, *, served, folder):
         replayed.append(candidate)
         differences += [f"candidate {recorded['index']}: {d}" for d in found]
     tried = [c for c in replayed if "tests" in c]
-    chosen, _ = choose(tried, task.editable)
+    chosen, _ = choose(tried, task, recording["start_tests"])
     if chosen != recording["search"].get("chosen"):
         differences.append(f"choice: candidate {shorten(recording['search'].get('chosen'))} in the recording, "
                            f"{shorten(chosen)} here")
-    shown = chosen if chosen is not None else closest(tried)
+    shown = chosen if chosen is not None else closest(tried, recording["start_tests"])
     shown = shown if shown is not None else recording["candidates"][0]["index"]  # every one lost to a server
     differences += fields_differences(recording, settings, chosen, shown)
     top = next((c for c in replayed if c["index"] == shown), replayed[0] if replayed else None)
