@@ -49,6 +49,8 @@ class LoopSettings:
     candidates: int = 1             # trajectories per attempt, chosen by the tests (search/); 1: one run
     answer_hint: str = None         # "preload": the last line of the first message and of each correction
     #                                 (how to answer); None: the harness's own line for the form it reads
+    localize: str = "off"           # rank the likely faulty definitions from the tests before the model
+    #                                 is asked ("tests": localizing/ranking.py), or not ("off")
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
@@ -78,14 +80,16 @@ class LoopSettings:
 BEFORE_FIELD = {"unchanged_edits": "malformed"}
 
 
-def agent_events(chat, tools, task, settings=None, *, start_tests=None, cancel=None, **fields):
+def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):
     """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
     LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError
     before any request. `start_tests` (the starting run_tests result) is what context="preload"
-    shows the model of the failure. `cancel` (a callable, asked with the budget) calls the run
-    off: a search whose other candidate already passed stops this one ("cancelled")."""
+    shows the model of the failure. `focus` (the ranked definitions of localizing/ranking.py,
+    or None) is what the run is told is most likely at fault. `cancel` (a callable, asked with
+    the budget) calls the run off: a search whose other candidate already passed stops this
+    one ("cancelled")."""
     settings = replace(settings or LoopSettings(), **fields)
-    run = Run(settings, tools, task, start_tests, cancel)
+    run = Run(settings, tools, task, start_tests, cancel, focus)
 
     for turn in range(1, settings.max_turns + 1):
         # 1. Check the budget, then ask. A fresh list per request: a recorder keeps it as sent.

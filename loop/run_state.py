@@ -3,7 +3,8 @@
 `Run` holds a run's settings, tools and budget, the tool schemas it offers (chosen once), the
 policies' memory (turn_policy.Watch), the conversation, and what the model has been shown of
 the repository: under context="preload" the first message carries the failures and the files
-(loop/context.py), and `shown` decides what the model reads of each tool result.
+(loop/context.py), and `shown` decides what the model reads of each tool result. `focus` is the
+ranking of the likely faulty definitions the run was started with (localizing/ranking.py).
 
 What this file deliberately is not: the loop (agent_loop.py says what happens in a turn).
 """
@@ -18,8 +19,9 @@ now = time.monotonic  # the deadline's clock; a module name so tests can swap in
 class Run:
     """One run's state, from its first message to its stop."""
 
-    def __init__(self, settings, tools, task, start_tests=None, cancel=None):
+    def __init__(self, settings, tools, task, start_tests=None, cancel=None, focus=None):
         self.settings, self.tools = settings, tools
+        self.focus = focus  # the definitions ranked most likely at fault (localizing/), or None
         self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
         self.names = [s["function"]["name"] for s in self.schemas]
         self.budget, self.watch = Budget(settings.deadline, cancel), policy.Watch(settings.verify_finish)

@@ -37,5 +37,6 @@ def settings_problem(s, tool_names):
          f"answer_hint must be None or a line of at most {HINT_CHARS} characters, not {str(s.answer_hint)[:80]!r}"),
         (s.unchanged_edits in ("apart", "malformed"),
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
+        (s.localize in ("off", "tests"), f"localize must be 'off' or 'tests', not {str(s.localize)[:80]!r}"),
     ]
     return next((problem for fine, problem in checks if not fine), None)
