@@ -10,7 +10,6 @@ reading order:
   configuration), sandboxed, on a copy.
 - task.py: the task built from it (ticket, readable and editable files within a budget), and
   how a recording keeps it (`task_spec`) and rebuilds it for a replay (`recorded_task`).
-- failing_uses.py: the code a failing test calls, shown to the model first.
 - patch.py: the patch, its guardrails, and applying it once approved.
 - offer.py: the offer on a terminal: the verdict, the patch (coloured, inert), the question, and
   the patch applied only when every gate opens.

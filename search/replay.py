@@ -14,7 +14,7 @@ What this file deliberately is not: a runner of new candidates (candidates.py is
 replay of a single run (replay.py's `replay` does that, and calls this for a search).
 """
 from repo_tools import RepoTools
-from runs.recording import record_loop
+from runs.recording import focus_of, record_loop
 from runs.replay_check import event_differences, outcome_differences, shorten
 from runs.served_tools import ServedTools
 from search.candidates import TEST_FIELDS
@@ -82,7 +82,8 @@ def _replay_candidate(recording, recorded, task, settings, model_for, served, fo
     tools = (ServedTools({"events": recorded["events"]}, task) if served
              else RepoTools(fresh_copy(task, folder / f"candidate-{recorded['index']}"), task=task))
     run = record_loop(model, tools, settings, recording["task"], recording["start_tests"],
-                      cancel=_cancel_at(recorded.get("cancelled_after_checks")))
+                      cancel=_cancel_at(recorded.get("cancelled_after_checks")),
+                      focus=focus_of(recording.get("localization")))
     candidate = {"index": recorded["index"], "events": run["events"], "tools": tools}
     if served:
         found = event_differences(recorded["events"], run["events"])
