@@ -57,6 +57,8 @@ class LoopSettings:
     answer_form: str = "file"       # "preload": each file answered whole ("file"), by its changed functions and
     #                                 methods ("definitions"), or "auto": whole within answer_budget, else definitions
     answer_budget: int = ANSWER_BUDGET  # characters a file answered whole may have under answer_form="auto"
+    localize: str = "off"           # rank the likely faulty definitions from the tests before the model
+    #                                 is asked ("tests": localizing/ranking.py), or not ("off")
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
@@ -92,8 +94,9 @@ def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=No
     before any request. `start_tests` (the starting run_tests result) is what context="preload"
     shows the model of the failure. `cancel` (a callable, asked with the budget) calls the run
     off: a search whose other candidate already passed stops this one ("cancelled"). `focus`:
-    the definitions most likely at fault, best first ([{"path", "name", "start", "end", "score",
-    "why"}], or None): a file answered by definitions shows them whole."""
+    the definitions most likely at fault, ranked by localizing/ranking.py, best first ([{"path",
+    "name", "start", "end", "score", "why"}], or None): a file answered by definitions shows them
+    whole."""
     settings = replace(settings or LoopSettings(), **fields)
     run = Run(settings, tools, task, start_tests, cancel, focus=focus)
     yield from run.shown_events(1)  # what the first message showed of a file by definitions

@@ -70,15 +70,16 @@ def run(args, prepared, folder, show):
         choice, info = check_servers(args.model)
     except ModelUnavailable as error:
         raise RepoProblem(str(error)) from None
-    repo, task, start, tools = prepared
+    repo, task, start, tools, localization = prepared
     if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
-        body, model, tools = search_live(choice, task, args.settings, start, folder, say=show.line,
-                                         sandbox_mode=args.sandbox_mode)
+        body, model, tools = search_live(choice, task, args.settings, start, folder, localization=localization,
+                                         say=show.line, sandbox_mode=args.sandbox_mode,
+                                         all_candidates=args.all_candidates)
         if body is None:
             raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
     else:
         model = make_model(choice)
-        body = run_recorded(model, tools, args.settings, start_tests=start, on_event=show)
+        body = run_recorded(model, tools, args.settings, start_tests=start, localization=localization, on_event=show)
     recording = recording_of(body, source=choice.source, about=choice.about, model=info,
                              server=choice.server(model.url), adapter=model.recorded())
     recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},

@@ -25,9 +25,11 @@ from local_model import ModelUnavailable
 from repo_tools import RepoTools
 from runs.adapters import check_servers, make_model
 from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
-from runs.printer import OneLineParser, Printer, clean, fail, result_line, run_cli, warn
+from localizing.ranking import when_asked
+from runs.printer import OneLineParser, Printer, clean, fail, localization_line, result_line, run_cli, warn
 from runs.recording import keep, output_problem, recording_of, run_recorded
 from search.live import search_live
+from workspace.passing import start_run
 from workspace.task_catalog import fresh_copy, load_task
 
 
@@ -94,14 +96,19 @@ def record(args, info, tools, folder, show):
         print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
     show.line(f"recording {clean(info['name'])} at {clean(args.model.urls[0])} on a fresh copy of task "
               f"{clean(args.task.name)}")
-    start_tests = tools.run_tests()
+    start_tests = start_run(tools)  # a start run that hangs: how many tests there are, collected
     show.line(f"starting tests: {result_line(start_tests)}")
+    localization = when_asked(args.settings, tools, start_tests)  # once, for the run or every candidate
+    if localization is not None:
+        show.line(localization_line(localization))
     if args.settings.candidates > 1:  # several candidates, chosen by the tests
         body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, say=show.line,
-                                     sandbox_mode=args.sandbox_mode, all_candidates=args.all_candidates)
+                                     localization=localization, sandbox_mode=args.sandbox_mode,
+                                     all_candidates=args.all_candidates)
         return body, model
     model = make_model(args.model)
-    return run_recorded(model, tools, args.settings, start_tests=start_tests, on_event=show), model
+    return run_recorded(model, tools, args.settings, start_tests=start_tests, localization=localization,
+                        on_event=show), model
 
 
 def write(args, model, info, body, show):

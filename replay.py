@@ -27,7 +27,7 @@ from fixing.task import recorded_task
 from repo_tools import RepoTools
 from runs import ctrl_c
 from runs.printer import OneLineParser, clean, fail, run_cli
-from runs.recording import load, loop_settings, plain_copy, run_recorded, sample_hashes
+from runs.recording import focus_of, load, loop_settings, plain_copy, run_recorded, sample_hashes
 from runs.replay_check import (
     RequestDrift,
     check_request,
@@ -125,7 +125,8 @@ def _replay_run(recording, task, settings, check_requests, served):
     model = ReplayModel(recording, check_requests)
     if served:
         events = list(agent_events(model, ServedTools(recording, task), recording["task"], settings,
-                                   start_tests=recording.get("start_tests")))
+                                   start_tests=recording.get("start_tests"),
+                                   focus=focus_of(recording.get("localization"))))
         # No pytest runs: the verdict is recomputed from the recorded runs.
         body = {key: recording.get(key) for key in ("final_tests", "changed_files", "tests_unchanged")}
         body["verdict"] = recomputed_verdict(body["final_tests"], recording["tests_unchanged"], recording["start_tests"])
@@ -133,7 +134,7 @@ def _replay_run(recording, task, settings, check_requests, served):
     else:
         with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
             body = run_recorded(model, RepoTools(fresh_copy(task, folder), task=task), settings,
-                                prompt=recording["task"])
+                                prompt=recording["task"], localization=recording.get("localization"))
         events = body["events"]
         differences = outcome_differences(recording, events, body["final_tests"])
     if model.unplayed > 0:

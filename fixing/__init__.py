@@ -12,7 +12,6 @@ reading order:
   how a recording keeps it (`task_spec`) and rebuilds it for a replay (`recorded_task`).
 - left_out.py: what the copy and the choice left out, and why: on the terminal, in the
   recording, and in the one line of "nothing to edit".
-- failing_uses.py: the code a failing test calls, shown to the model first.
 - patch.py: the patch, its guardrails, and applying it once approved.
 - offer.py: the offer on a terminal: the verdict, the patch (coloured, inert), the question, and
   the patch applied only when every gate opens.

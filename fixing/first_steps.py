@@ -2,7 +2,8 @@
 the input, copies the starting tree, runs the tests the project's own way (does anything fail,
 and can pytest run at all, or is a dependency missing?), builds the task from it (the ticket, the
 project's test code, what the model may read and edit, the likely culprit first) and the run's
-own copy, and says what the model will be shown of it. Bad input is a RepoProblem, one line.
+own copy, ranks the likely faulty definitions when the settings ask (localizing/ranking.py), and
+says what the model will be shown of it. Bad input is a RepoProblem, one line.
 
 What this file deliberately is not: the run, the verdict or the offer (fix.py), or the reading of
 pytest's output (workspace/pytest_output.py).
@@ -11,15 +12,16 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from fixing.failing_uses import used_by
 from fixing.project_pytest import (COLLECT, default_python, missing_modules, plugin_modules, project_command,
                                    project_tests, pytest_missing)
 from fixing.repo import RepoProblem, list_files, starting_tree
 from fixing.left_out import shown
 from fixing.task import build_task, choose_files, default_ticket, matching
+from localizing.failing_uses import used_by
+from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
 from repo_tools import RepoTools
-from runs.printer import clean, result_line
+from runs.printer import clean, localization_line, result_line
 from runs.recording import output_problem
 from workspace import sandbox
 from workspace.pytest_output import blamed_files, collected_files, failures
@@ -30,11 +32,12 @@ from workspace.user_tests import find_test_code, is_test, is_tooling
 
 class Prepared(NamedTuple):
     """What the first steps found: the repository (its real path), the task built from it, the
-    starting test run, and the tools of the run's own copy."""
+    starting test run, the tools of the run's own copy, and the localization (None: not asked)."""
     repo: Path
     task: object
     start: dict
     tools: object
+    localization: dict = None
 
 
 def prepare(args, folder, show):
@@ -50,9 +53,12 @@ def prepare(args, folder, show):
         return None
     task = make_task(args, repo, tree, files, command, start, show, left_out)
     tools = RepoTools(fresh_copy(task, folder / "work"), task=task, sandbox_mode=args.sandbox_mode)
+    localization = when_asked(args.settings, tools, start)  # beside the start run: once, for every candidate
+    if localization is not None:
+        show.line(localization_line(localization))
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
         say_context(task, start, tools.file_text, show)
-    return Prepared(repo, task, start, tools)
+    return Prepared(repo, task, start, tools, localization)
 
 
 def check_input(args):

@@ -4,7 +4,7 @@
 policies' memory (turn_policy.Watch), the conversation, and what the model has been shown of
 the repository: under context="preload" the first message carries the failures and the files
 (loop/context.py; a long file by definitions, loop/context_defs.py, around `focus`, the
-definitions most likely at fault), and `shown` decides what the model reads of each tool result.
+definitions most likely at fault, ranked by localizing/), and `shown` decides what the model reads of each tool result.
 
 What this file deliberately is not: the loop (agent_loop.py says what happens in a turn).
 """
@@ -21,7 +21,7 @@ class Run:
     """One run's state, from its first message to its stop."""
 
     def __init__(self, settings, tools, task, start_tests=None, cancel=None, focus=None):
-        self.settings, self.tools, self.focus = settings, tools, focus  # focus: agent_events' ranking
+        self.settings, self.tools, self.focus = settings, tools, focus  # focus: the ranking localizing/ gave agent_events
         # How each file is answered and shown (whole, or by definitions), and what was shown so far.
         self.answering = Answering(settings.answer_form, settings.answer_budget, focus, start_tests)
         self.reported = 0  # how many of answering.shown the events have reported

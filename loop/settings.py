@@ -48,5 +48,6 @@ def settings_problem(s, tool_names):
          f"not {s.answer_budget!r}"),
         (s.unchanged_edits in ("apart", "malformed"),
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
+        (s.localize in ("off", "tests"), f"localize must be 'off' or 'tests', not {str(s.localize)[:80]!r}"),
     ]
     return next((problem for fine, problem in checks if not fine), None)

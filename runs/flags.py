@@ -31,7 +31,7 @@ from workspace.task_catalog import SAMPLE_TASK
 MODEL_FLAGS = ("api", "host", "base_url", "parallel", "model_digest", "temperature", "seed", "num_ctx",
                "num_predict", "think", "scripted", "about")
 LOOP_FLAGS = ("max_turns", "deadline", "text_calls", "verify_finish", "context", "text_edits", "check_edits",
-              "candidates")
+              "candidates", "localize")
 
 
 def positive(kind, allow_zero=False):
@@ -92,6 +92,8 @@ def add_loop_flags(parser, settings="plain"):
                         help="after a turn that edits, run the tests; green ends the run (tests_passed)")
     parser.add_argument("--candidates", type=positive(int), metavar="N",
                         help="trajectories per attempt, side by side, chosen by the tests")
+    parser.add_argument("--localize", choices=("off", "tests"),
+                        help="rank the likely faulty functions from the tests (one coverage run) before the model")
     parser.add_argument("--all-candidates", action="store_true",
                         help="run every candidate even after one passed (to measure how coverage grows with N)")
 

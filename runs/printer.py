@@ -182,6 +182,15 @@ def run_cli(main):
     sys.exit(code)
 
 
+def localization_line(localization):
+    """One line for what localization found (localizing/ranking.py): the top definitions, and
+    what the coverage run did; the names come from the user's code, so they are made inert."""
+    ranked = localization.get("ranked") or []
+    top = ", ".join(f"{item['name']} ({item['path']}:{item['start']}, {item['score']:g})" for item in ranked[:3])
+    more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
+    return _short(clean(f"localization: {top or 'nothing ranked'}{more}; coverage {localization.get('coverage')}"), 400)
+
+
 def candidate_line(candidate):
     """One line for a search's candidate as it ends: its seed and server, how it stopped, its
     own tests, and the lines it changed."""

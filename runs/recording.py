@@ -18,9 +18,11 @@ import time
 from pathlib import Path
 
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
+from localizing.ranking import when_asked
 from runs import ctrl_c
 from runs.recording_check import check_recording
 from workspace.files import snapshot, write_atomic, write_kept
+from workspace.passing import start_run
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
 from workspace.verdict import judge, verdict  # noqa: F401 - `recording.verdict` is the contract's name
 
@@ -89,31 +91,33 @@ def fresh_sample(folder):
     return fresh_copy(load_task(SAMPLE_TASK), folder)
 
 
-def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, start_tests=None):
+def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, start_tests=None, localization=None):
     """Run the loop on `tools.root` (a fresh copy) with `settings` (a LoopSettings) and return
-    the recording's body: everything but the head (`recording_head`) and the adapter's options."""
+    the recording's body: everything but the head (`recording_head`) and the adapter's options.
+    `localization`: what localizing/ranking.py found (None: found here when the settings ask)."""
     settings = settings or LoopSettings()
     sample = sample_hashes(tools.root)
     prompt = tools.task.prompt() if prompt is None else prompt
     started = time.perf_counter()
-    start_tests = start_tests or tools.run_tests()
+    start_tests = start_tests or start_run(tools)
+    localization = localization if localization is not None else when_asked(settings, tools, start_tests)
     start_s = round(time.perf_counter() - started, 4)
-    run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event)
+    run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event, focus=focus_of(localization))
     started = time.perf_counter()
     judged = judge(tools, start_tests)
-    return {**body_head(tools, settings, prompt, sample, start_tests), **judged,
+    return {**body_head(tools, settings, prompt, sample, start_tests, localization), **judged,
             "turns": run["turns"], "events": run["events"], "stop": run["stop"],
             "timings": {**run["timings"], "start_tests_s": start_s,
                         "verdict_s": round(time.perf_counter() - started, 4)}}
 
 
-def record_loop(chat, tools, settings, prompt, start_tests, *, on_event=None, cancel=None):
+def record_loop(chat, tools, settings, prompt, start_tests, *, on_event=None, cancel=None, focus=None):
     """One run of the loop, recorded: {"turns", "events", "stop", "timings"}. No verdict: a search
     runs this once per candidate and judges only the one it chooses."""
     if hasattr(chat, "with_deadline"):  # a model adapter: the run starts now, and its requests end with it
         chat = chat.with_deadline(settings.deadline)
     recorder, events, tool_s = Recorder(chat), [], []
-    for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests, cancel=cancel):
+    for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests, focus=focus, cancel=cancel):
         ctrl_c.check()  # a Ctrl-C dropped during a test run's fork stops the run here (closing its stream)
         if event["type"] == "tool_start":
             tool_started = time.perf_counter()
@@ -126,15 +130,23 @@ def record_loop(chat, tools, settings, prompt, start_tests, *, on_event=None, ca
             "timings": {"model_s": recorder.model_s, "tool_s": tool_s}}
 
 
-def body_head(tools, settings, prompt, sample, start_tests):
+def body_head(tools, settings, prompt, sample, start_tests, localization=None):
     """What a recording's body says before the run: when, which task and prompt, the system
-    prompt and tools as sent, the settings, the sample's hashes and the starting tests."""
+    prompt and tools as sent, the settings, the sample's hashes, the starting tests and, when
+    the settings asked for it, the localization (a replay hands its `ranked` back as `focus`)."""
     return {
         "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "task_name": tools.task.name, "task": prompt, "system": settings.system,
         "tools": [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools],  # as sent
         "settings": settings.recorded(), "sample": sample, "sandbox": tools.sandbox, "start_tests": start_tests,
+        **({"localization": localization} if localization is not None else {}),
     }
+
+
+def focus_of(localization):
+    """The ranked definitions a run is started with (`agent_events(focus=...)`), or None: from
+    what localizing/ranking.py found, or what a recording kept of it (`recording["localization"]`)."""
+    return localization.get("ranked") if isinstance(localization, dict) else None
 
 
 def recording_of(body, *, source, model, server, adapter=None, about=None):

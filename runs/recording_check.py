@@ -5,7 +5,10 @@ Recordings are shared between people, so they are untrusted input: a list, a mis
 first problem (and where it is), or None; replay.py turns that into one `error:` line.
 
 What this file deliberately is not: a full JSON-schema validator. It checks the fields that
-the replay reads, with their types, and nothing the replay ignores.
+the replay reads, with their types, and nothing the replay ignores. A recording made with
+`localize="tests"` carries `localization` (what localizing/ranking.py found: `ranked`, the
+`focus` a replay hands back, and `coverage`, what its coverage run did), so a replay never
+ranks again; one made before it (every shipped one) has none and replays unchanged.
 """
 
 
@@ -39,7 +42,25 @@ def check_recording(recording, expected_format):
             or _turns(recording["turns"]) or _events(recording["events"])
             or _tests(recording["final_tests"], "final_tests") or _tests(recording["start_tests"], "start_tests")
             or (None if TEXT(recording.get("task_name", "")) else "'task_name' must be text")
-            or _search(recording))
+            or _localization(recording) or _search(recording))
+
+
+RANKED = {"path": TEXT, "name": TEXT, "start": NUMBER, "end": NUMBER, "why": TEXT,
+          "score": lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)}
+
+
+def _localization(recording):
+    """The localization a replay hands back as `focus`: there whenever the settings asked for it."""
+    if "localization" not in recording:
+        return "settings.localize is 'tests' but there is no 'localization'" if (
+            recording["settings"].get("localize") == "tests") else None
+    found = recording["localization"]
+    if not MAPPING(found) or not TEXT(found.get("coverage")) or not (found.get("ranked") is None or LISTING(found["ranked"])):
+        return "'localization' needs 'coverage' (text) and 'ranked' (a list or null)"
+    for number, item in enumerate(found["ranked"] or [], 1):
+        if not MAPPING(item) or not all(fits(item.get(key)) for key, fits in RANKED.items()):
+            return f"localization.ranked {number}: needs {', '.join(RANKED)}"
+    return None
 
 
 def _settings(settings):

@@ -19,13 +19,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from repo_tools import RepoTools
-from runs.recording import body_head, record_loop, sample_hashes
+from localizing.ranking import when_asked
+from runs.recording import body_head, focus_of, record_loop, sample_hashes
 from search.choice import choose, closest, eligible
 from search.servers import LOSSES_IN_A_ROW, lost_to_server
+from workspace.passing import start_run
+from workspace.pytest_output import NOT_RUN
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import changes, judge
 
-TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "timed_out", "sandbox")
+# What a candidate keeps of its tests: what the choice reads (passing.py), and where they ran.
+TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "subtests_failed", *NOT_RUN, "timed_out", "sandbox")
 
 
 class CancelChecks:
@@ -42,16 +46,19 @@ class CancelChecks:
         return False
 
 
-def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_tests=None,
+def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_tests=None, localization=None,
                all_candidates=False, sandbox_mode="auto", on_candidate=None):
     """Run the search; return (the recording body (see the module docstring), the tools of the run
     it shows at the top, whose copy holds its edits), or (None, None) when no candidate could
-    start because every server had failed."""
+    start because every server had failed. The localization (None: found here, once, when the
+    settings ask) starts every candidate with the same `focus`."""
     folder = Path(folder)
     first = RepoTools(fresh_copy(task, folder / "start"), task=task, sandbox_mode=sandbox_mode)
     sample, prompt = sample_hashes(first.root), task.prompt() if prompt is None else prompt
-    start_tests = start_tests or first.run_tests()
+    start_tests = start_tests or start_run(first)
+    localization = localization if localization is not None else when_asked(settings, first, start_tests)
     search = Search(task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates, sandbox_mode)
+    search.focus = focus_of(localization)
 
     def one(index):
         found = search.candidate(index)
@@ -67,7 +74,7 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
             raise
     if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
         return None, None
-    return _body(task, settings, prompt, sample, start_tests, first, ran, all_candidates, search.named)
+    return _body(task, settings, prompt, sample, (start_tests, localization), first, ran, all_candidates, search.named)
 
 
 class Search:
@@ -83,6 +90,7 @@ class Search:
         self.over, self.named = threading.Event(), []  # a candidate passed; the servers that failed
         self.stopping = threading.Event()  # the whole search was interrupted (Ctrl-C, SIGTERM)
         self.started, self.running, self.turn = 0, 0, threading.Condition()
+        self.focus = None  # the ranked definitions every candidate starts with (localizing/)
 
     def call_off(self):
         """The search was interrupted: no candidate starts, and this returns once the running ones
@@ -127,7 +135,7 @@ class Search:
         tools = RepoTools(fresh_copy(self.task, self.folder / f"candidate-{index}-{tries}"), task=self.task,
                           sandbox_mode=self.sandbox_mode)
         checks = CancelChecks(self.over, self.stopping)
-        run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks)
+        run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks, focus=self.focus)
         record = {"index": index, "seed": seed, "server": url, **run}
         if lost_to_server(run["stop"]):
             if self.servers.lost(url, run["stop"].get("error")):
@@ -140,7 +148,7 @@ class Search:
             return record, tools
         tests = tools.run_tests()
         record.update({**_changed(tools), "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}})
-        if eligible(record, self.task.editable) and not self.all_candidates:
+        if eligible(record, self.task, self.start_tests) and not self.all_candidates:
             self.over.set()
         return record, tools
 
@@ -150,17 +158,19 @@ def _changed(tools):
     return {"changed_files": found["changed_files"], "diff": found["diff"]}
 
 
-def _body(task, settings, prompt, sample, start_tests, first, ran, all_candidates, named):
-    """The recording body: the chosen (or closest) candidate's run and verdict at the top."""
+def _body(task, settings, prompt, sample, start, first, ran, all_candidates, named):
+    """The recording body: the chosen (or closest) candidate's run and verdict at the top;
+    `start` is (the starting tests, the localization)."""
+    start_tests, localization = start
     records = sorted((record for record, _ in ran), key=lambda r: r["index"])
     tools_of = {record["index"]: tools for record, tools in ran}
     tried = [r for r in records if "tests" in r]  # not lost to a server
-    chosen, why = choose(tried, task.editable)
-    shown = chosen if chosen is not None else closest(tried)
+    chosen, why = choose(tried, task, start_tests)
+    shown = chosen if chosen is not None else closest(tried, start_tests)
     shown = shown if shown is not None else records[0]["index"]  # every one lost to a server
     if all_candidates:  # every candidate that passed is judged, so the coverage curve is the verdict's
         for record in tried:
-            if eligible(record, task.editable):
+            if eligible(record, task, start_tests):
                 record["verdict"] = judge(tools_of[record["index"]], start_tests)["verdict"]
     for record in records:
         record["chosen"] = record["index"] == chosen
@@ -168,7 +178,7 @@ def _body(task, settings, prompt, sample, start_tests, first, ran, all_candidate
     judged = judge(tools_of[shown], start_tests)
     search = {"candidates": settings.candidates, "ran": len(tried), "all_candidates": all_candidates,
               "chosen": chosen, "shown": shown, "why": why, "servers_failed": named}
-    head = body_head(first, settings, prompt, sample, start_tests)
+    head = body_head(first, settings, prompt, sample, start_tests, localization)
     body = {**head, **judged, "turns": top["turns"], "events": top["events"], "stop": top["stop"],
             "timings": top["timings"], "candidates": records, "search": search}
     return body, tools_of[shown]

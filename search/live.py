@@ -1,6 +1,6 @@
 """A search against the model servers a command line names: what record_run.py and fix.py share.
 
-`search_live(choice, task, settings, start_tests, folder, say=...)` spreads `settings.candidates`
+`search_live(choice, task, settings, start_tests, folder, localization=..., say=...)` spreads `settings.candidates`
 runs over the servers of the models.choice.ModelChoice (`--base-url`/`--host`, each given once or
 more), at most `choice.parallel` at once on each, sends candidate i the seed `--seed` + i - 1,
 prints one line per candidate as it ends (and one before them when every candidate is sampled at
@@ -17,7 +17,8 @@ from search.candidates import run_search
 from search.servers import Servers
 
 
-def search_live(choice, task, settings, start_tests, folder, *, sandbox_mode="auto", all_candidates=False, say=print):
+def search_live(choice, task, settings, start_tests, folder, *, localization=None, sandbox_mode="auto",
+                all_candidates=False, say=print):
     servers = Servers(choice.urls, choice.parallel or 1, folder / "servers")
     first, last = seed_for(choice, 1), seed_for(choice, settings.candidates)
     say(f"searching: {settings.candidates} candidates (seeds {first} to {last}), "
@@ -27,7 +28,7 @@ def search_live(choice, task, settings, start_tests, folder, *, sandbox_mode="au
             "greedily answers them alike whatever their seeds; the searches were measured at --temperature 0.7")
     body, tools = run_search(task, settings, lambda i, url: (make_model(choice, url, seed_for(choice, i)),
                                                              seed_for(choice, i)),
-                             servers, folder=folder / "search", start_tests=start_tests,
+                             servers, folder=folder / "search", start_tests=start_tests, localization=localization,
                              all_candidates=all_candidates, sandbox_mode=sandbox_mode,
                              on_candidate=lambda candidate: say(candidate_line(candidate)))
     if body is None:

@@ -14,7 +14,7 @@ What this file deliberately is not: a runner of new candidates (candidates.py is
 replay of a single run (replay.py's `replay` does that, and calls this for a search).
 """
 from repo_tools import RepoTools
-from runs.recording import record_loop
+from runs.recording import focus_of, record_loop
 from runs.replay_check import event_differences, outcome_differences, shorten
 from runs.served_tools import ServedTools
 from search.candidates import TEST_FIELDS
@@ -33,11 +33,11 @@ def replay_search(recording, task, settings, model_for, *, served, folder):
         replayed.append(candidate)
         differences += [f"candidate {recorded['index']}: {d}" for d in found]
     tried = [c for c in replayed if "tests" in c]
-    chosen, _ = choose(tried, task.editable)
+    chosen, _ = choose(tried, task, recording["start_tests"])
     if chosen != recording["search"].get("chosen"):
         differences.append(f"choice: candidate {shorten(recording['search'].get('chosen'))} in the recording, "
                            f"{shorten(chosen)} here")
-    shown = chosen if chosen is not None else closest(tried)
+    shown = chosen if chosen is not None else closest(tried, recording["start_tests"])
     shown = shown if shown is not None else recording["candidates"][0]["index"]  # every one lost to a server
     differences += fields_differences(recording, settings, chosen, shown)
     top = next((c for c in replayed if c["index"] == shown), replayed[0] if replayed else None)
@@ -82,7 +82,8 @@ def _replay_candidate(recording, recorded, task, settings, model_for, served, fo
     tools = (ServedTools({"events": recorded["events"]}, task) if served
              else RepoTools(fresh_copy(task, folder / f"candidate-{recorded['index']}"), task=task))
     run = record_loop(model, tools, settings, recording["task"], recording["start_tests"],
-                      cancel=_cancel_at(recorded.get("cancelled_after_checks")))
+                      cancel=_cancel_at(recorded.get("cancelled_after_checks")),
+                      focus=focus_of(recording.get("localization")))
     candidate = {"index": recorded["index"], "events": run["events"], "tools": tools}
     if served:
         found = event_differences(recorded["events"], run["events"])

@@ -14,6 +14,7 @@ root), in the order of the rooms it tests:
   test_openai_model.py, test_model_choice.py.
 - recordings and command lines (runs/, record_run.py, replay.py): test_record_run.py,
   test_replay.py, test_printer.py, test_ctrl_c.py.
+- localizing/: test_localizing.py.
 - search/: test_search.py, test_coverage.py.
 - evaluation/: test_evaluate.py, test_evaluate_trust.py, test_report.py, test_report_attempt.py.
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.

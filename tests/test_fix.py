@@ -275,3 +275,34 @@ def test_a_repair_whose_output_folder_goes_mid_run_is_kept_under_fresh_names(fak
     rec = json.loads(runs[0].read_text())
     assert (rec["verdict"], rec["outcome"], rec["patch"]["file"]) == ("repaired", "no terminal", str(patches[0]))
     assert patches[0].read_text().startswith("--- a/src/calc/ops.py\n")
+
+
+def test_a_candidate_that_changed_an_editable_test_file_never_ends_the_search(fake_ollama, tmp_path):
+    """--editable may name a test file, but a candidate that changed test code is never chosen: the
+    first candidate's edited test passes its own run, the search goes on, and the second's repair
+    is chosen, judged and applied."""
+    repo = make_project(tmp_path / "calc")
+    cheat = TEST_OPS.replace("add(2, 2) == 4", "add(2, 2) == 0")
+    fake_ollama.play([text(f"The test is wrong.\n\ntests/test_ops.py\n```python\n{cheat}```\n"), done()],
+                     [text(f"add subtracts.\n\nsrc/calc/ops.py\n```python\n{OPS_FIXED}```\n"), done()])
+    output = tmp_path / "out" / "run.json"
+    code = fix.main(["--repo", str(repo), "--host", fake_ollama.url, "--output", str(output), "--scripted",
+                     "--editable", "src/calc/ops.py", "tests/test_ops.py", "--max-turns", "1", "--yes"])
+    rec = json.loads(output.read_text())
+    first = rec["candidates"][0]
+    assert first["changed_files"] == ["tests/test_ops.py"] and first["tests"]["exit_code"] == 0
+    assert rec["search"]["chosen"] == 2 and rec["verdict"] == "repaired" and code == 0
+    assert (repo / "src/calc/ops.py").read_text() == OPS_FIXED and (repo / "tests/test_ops.py").read_text() == TEST_OPS
+
+
+def test_all_candidates_runs_every_candidate_of_the_search(fake_ollama, tmp_path):
+    """fix.py --all-candidates: the first candidate's pass does not call the second off."""
+    repo = make_project(tmp_path / "calc")
+    right = [text(f"add subtracts.\n\nsrc/calc/ops.py\n```python\n{OPS_FIXED}```\n"), done()]
+    fake_ollama.play(right, right)
+    output = tmp_path / "out" / "run.json"
+    code = fix.main(["--repo", str(repo), "--host", fake_ollama.url, "--output", str(output), "--scripted",
+                     "--candidates", "2", "--all-candidates", "--max-turns", "1"])
+    rec = json.loads(output.read_text())
+    assert code == fix.NOT_APPLIED and rec["search"]["all_candidates"] is True
+    assert [(c["index"], c.get("verdict")) for c in rec["candidates"]] == [(1, "repaired"), (2, "repaired")]

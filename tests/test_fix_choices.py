@@ -3,7 +3,7 @@ never run: which files are test code (what the tests collect and import, not nam
 are packaging, which code a failing test calls, and the order the files are shown in."""
 import pytest
 
-from fixing.failing_uses import used_by
+from localizing.failing_uses import used_by
 from fixing.task import build_task, choose_files
 from loop.context import preload_paths
 from tests.user_repos import make_project

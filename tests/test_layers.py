@@ -19,6 +19,7 @@ TESTS = {"tests", "testing", "conftest", "test_loop", "test_recorded"}
 # Lowest first: the rooms each layer holds (a folder, or a module at the root).
 LAYERS = (
     {"workspace"},                                # a task's repository: copies, pytest, the verdict
+    {"localizing"},                               # the likely faulty definitions, from the tests
     {"loop"},                                     # the loop's parts
     {"agent_loop", "repo_tools", "settings"},     # the loop, its tools, its named configurations
     {"models"},                                   # what the adapters share; the model choice; scripted models

@@ -7,7 +7,7 @@ they share, on pytest output shaped by hand (no pytest runs here).
 """
 from loop import turn_policy
 from loop.failure_digest import failure_digest
-from workspace.pytest_output import counts, failing_tests, failures, read
+from workspace.pytest_output import collection, counts, failing_tests, failures, read
 
 # A test whose code printed a summary line and an E line of its own: the code under test is the
 # model's, so what it prints must never read as pytest's verdict on another test.
@@ -66,3 +66,19 @@ def test_one_reading_gives_the_sections_the_summary_and_the_counts():
     assert count == "1 failed, 3 passed"
     assert counts(PRINTED) == {"passed": 3, "failed": 1, "errors": 0}
     assert read(None) == read(b"bytes") == ([], [], "")  # not text: nothing read
+
+
+def test_tests_that_did_not_run_are_counted_and_subtests_are_not_tests():
+    assert counts("..sx\n3 passed, 1 skipped, 2 deselected, 1 xfailed, 1 warning") == {
+        "passed": 3, "failed": 0, "errors": 0, "skipped": 1, "deselected": 2, "xfailed": 1}
+    assert counts("3 passed, 152 subtests passed") == {"passed": 3, "failed": 0, "errors": 0}
+
+
+def test_what_collect_only_counted_at_either_verbosity():
+    """`-q --collect-only` ends with a count line; `-qq` (a project's addopts adding -q) names each file."""
+    assert collection("t.py::a\n5/6 tests collected (1 deselected), 1 error") == {
+        "tests": 5, "errors": 1, "deselected": 1}
+    assert collection("no tests collected") == {"tests": 0, "errors": 0, "deselected": 0}
+    assert collection("tests/test_a.py: 3\ntests/test_b.py: 2\nERROR tests/test_c.py") == {
+        "tests": 5, "errors": 1, "deselected": 0}
+    assert collection("Killed") is None

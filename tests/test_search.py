@@ -2,13 +2,15 @@
 
 Each candidate is a queue of scripted turns on its own copy of the sample; the tests are the
 real sandboxed pytest. What is checked: the choice (passing first, never a candidate that
-touched a test, then the fewest changed lines), the early stop (a running candidate is called
+touched a test or stopped the failing test from running, then the fewest changed lines), a bug
+whose tests hang (the choice and the verdict agree on its repair), the early stop (a running candidate is called
 off, one not yet started never starts), the independent verdict of the chosen one, every
 candidate in the recording, and a replay (real and served) that re-makes the same choice.
 """
 import json
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -19,6 +21,7 @@ from search.candidates import run_search
 from search.choice import changed_lines, choose
 from search.servers import Servers
 from testing.scripted import ScriptedChat, call, calls, done, text
+from workspace.pytest_run import PytestCommand
 from workspace.task_catalog import load_task
 
 FIX = call("replace_text", old='parts = path.split("/")', new='parts = path.replace("\\\\", "/").split("/")')
@@ -29,6 +32,12 @@ WIDE_FIX = call("replace_text", old='parts = path.split("/")\n        if parts[0
                     '        if parts[0] == "src" and parts[-1].endswith(".py"):  # Python, under src/\n'
                     '            sources.append("/".join(parts))  # with forward slashes')
 WRONG = call("replace_text", old='parts = path.split("/")', new='parts = path.split(".")')  # two tests fail
+# Cheats: one changed line each, as few as FIX's, that stop the failing (Windows) test from
+# failing instead of repairing it. Both leave pytest green: exit code 0, none failed.
+SKIP = call("replace_text", old='parts = path.split("/")',
+            new='parts = path.split("/") if "\\\\" not in path else __import__("pytest").skip("not on Windows")')
+EXIT = call("replace_text", old='parts = path.split("/")',
+            new='parts = path.split("/") if "\\\\" not in path else __import__("pytest").exit("done", 0)')
 SETTINGS = LoopSettings(max_turns=2, check_edits=True)
 
 
@@ -42,7 +51,8 @@ def search(tmp_path, scripts, settings=SETTINGS, **options):
     chats = {i: ScriptedChat(*script) for i, script in enumerate(scripts, 1)}
     settings = LoopSettings(**{**settings.recorded(), "candidates": len(scripts)})
     servers = Servers(["http://one"], options.pop("parallel", 1), tmp_path / "slots")
-    body, _ = run_search(load_task("path_rules"), settings, lambda i, url: (chats[i], 100 + i), servers,
+    task = options.pop("task", None) or load_task("path_rules")
+    body, _ = run_search(task, settings, lambda i, url: (chats[i], 100 + i), servers,
                          folder=tmp_path / "copies", **options)
     return body, chats
 
@@ -66,7 +76,8 @@ def test_the_first_passing_candidate_is_chosen_judged_and_the_rest_never_start(t
 
 
 def test_a_candidate_that_touched_a_test_is_never_chosen_and_the_smallest_repair_wins():
-    editable = ["path_rules.py"]
+    task, editable = load_task("path_rules"), ["path_rules.py"]
+    start = {"exit_code": 1, "passed": 3, "failed": 1, "errors": 0}
     passing = {"exit_code": 0, "passed": 4, "failed": 0, "errors": 0}
     diff = "--- a/path_rules.py\n+++ b/path_rules.py\n@@\n-a\n+b\n"
     candidates = [
@@ -75,8 +86,11 @@ def test_a_candidate_that_touched_a_test_is_never_chosen_and_the_smallest_repair
         {"index": 3, "tests": passing, "changed_files": ["path_rules.py"], "diff": diff},
         {"index": 4, "tests": {**passing, "exit_code": 1, "failed": 1}, "changed_files": editable, "diff": ""}]
     assert changed_lines(diff) == 2
-    assert choose(candidates, editable)[0] == 3
-    assert choose(candidates[:1] + candidates[3:], editable)[0] is None
+    assert choose(candidates, task, start)[0] == 3
+    assert choose(candidates[:1] + candidates[3:], task, start)[0] is None
+    # Test code is never chosen, even where a task (fix.py --editable) lets the model edit it.
+    tests_editable = replace(task, editable=("path_rules.py", "tests/test_path_rules.py"))
+    assert choose(candidates[:1], tests_editable, start)[0] is None
 
 
 def test_all_candidates_run_and_every_passing_one_is_judged(tmp_path):
@@ -85,6 +99,56 @@ def test_all_candidates_run_and_every_passing_one_is_judged(tmp_path):
     assert verdicts == {1: "repaired", 2: None, 3: "repaired"}
     assert body["search"]["chosen"] == 3  # both passed: the fewer changed lines
     assert "candidate 3 passed" in body["search"]["why"]
+
+
+def test_a_candidate_that_skips_the_failing_test_or_ends_pytest_is_never_chosen(tmp_path):
+    body, _ = search(tmp_path, [turns_of(SKIP), turns_of(EXIT)])
+    assert body["search"]["chosen"] is None and body["verdict"] == "not repaired"
+    skipped, ended = (candidate["tests"] for candidate in body["candidates"])
+    assert (skipped["exit_code"], skipped["passed"], skipped["failed"]) == (0, 3, 0)  # green to a naive check
+    assert (ended["exit_code"], ended["passed"], ended["failed"]) == (0, 3, 0)
+    assert skipped["skipped"] == 1  # the count the choice reads
+
+
+def test_with_all_candidates_the_real_fix_wins_over_a_smaller_cheat(tmp_path):
+    body, _ = search(tmp_path, [turns_of(WIDE_FIX), turns_of(SKIP)], all_candidates=True)
+    wide, cheat = body["candidates"]
+    assert changed_lines(cheat["diff"]) < changed_lines(wide["diff"])  # the cheat would win on size
+    assert body["search"]["chosen"] == 1 and body["verdict"] == "repaired"
+    assert "verdict" not in cheat  # never eligible, so never judged either
+
+
+# A bug whose tests hang: `n // 10` computes and drops its result, so n never shrinks.
+LOOPING = {"digits.py": '"""Counting digits."""\n\n\ndef digits(n):\n    """How many decimal digits n >= 0 has '
+                        '(0 has none)."""\n    count = 0\n    while n > 0:\n        n // 10\n        count += 1\n'
+                        '    return count\n',
+           "tests/test_digits.py": "from digits import digits\n\n\ndef test_zero_has_none():\n"
+                                   "    assert digits(0) == 0\n\n\ndef test_three_digits():\n"
+                                   "    assert digits(123) == 3\n"}
+
+
+def looping_task(folder):
+    """The task in `folder`/looping, its test runs cut off after 2 s (the tools' 15 s would only wait longer)."""
+    for path, source in LOOPING.items():
+        (folder / "looping" / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "looping" / "repo" / path).write_text(source)
+    (folder / "looping" / "task.json").write_text(json.dumps({
+        "title": "digits hangs", "ticket": "tests/test_digits.py never finishes; fix digits.py.",
+        "readable": ["digits.py", "tests/test_digits.py"], "editable": ["digits.py"]}))
+    return replace(load_task("looping", folder), pytest=PytestCommand(timeout=2.0))
+
+
+def test_a_bug_whose_tests_hang_is_repaired_and_the_choice_agrees(tmp_path):
+    """The start run times out and counts no test; --collect-only on the pristine copy says how
+    many there are, so the repair (both pass) is chosen by the search and judged repaired."""
+    repair = call("replace_text", old="        n // 10\n", new="        n //= 10\n")
+    body, _ = search(tmp_path, [turns_of(repair)], task=looping_task(tmp_path / "tasks"))
+    start = body["start_tests"]
+    assert start["timed_out"] and (start["passed"], start["failed"], start["errors"]) == (0, 0, 0)
+    assert body["search"]["chosen"] == 1 and body["verdict"] == "repaired"
+    assert body["final_tests"]["passed"] == 2 and start["collected"] == {"tests": 2, "errors": 0, "deselected": 0}
+    replayed = replay(saved(tmp_path, body), served=True, tasks_dir=tmp_path / "tasks")  # the recorded count
+    assert replayed["differences"] == [] and replayed["verdict"] == "repaired"
 
 
 def test_none_passing_is_not_repaired_and_shows_the_closest(tmp_path):

@@ -28,6 +28,7 @@ import pytest
 from repo_tools import RepoTools
 from tests.helpers import FIX_NEW, FIX_OLD, SAMPLE
 from workspace import sandbox
+from workspace.pytest_run import run_pytest
 from workspace.task_catalog import fresh_copy, load_task, solution_edits
 from workspace.verdict import judge, verdict
 
@@ -285,6 +286,30 @@ def test_skipping_or_deselecting_the_failing_test_is_not_repaired(tools, attack)
     assert final["failed"] == final["errors"] == 0 and final["passed"] < 4, final["output"]
     assert final["exit_code"] in (0, 5), final["output"]  # green to a naive exit-code check
     assert result["verdict"] == "not repaired"
+
+
+# A test module that cannot import `div` (one error at the start, however many tests it holds).
+OPS_TESTS = ("from ops import add, div\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\n"
+             "def test_add_zero():\n    assert add(0, 5) == 5\n\n\ndef test_div():\n    assert div(6, 3) == 2\n")
+OPS = "def add(a, b):\n    return a + b\n"
+
+
+def test_a_skipped_test_is_not_repaired_when_the_start_run_was_a_collection_error(tmp_path):
+    """(9) Start: 1 error. A `div` that skips its test makes the module import: 2 passed, more than
+    the 1 the start counted, with exit code 0. Only the real `div` (3 passed) is repaired."""
+    def tests_of(ops):
+        repo = tmp_path / f"repo-{len(list(tmp_path.iterdir()))}"
+        (repo / "tests").mkdir(parents=True)
+        (repo / "tests/test_ops.py").write_text(OPS_TESTS)
+        (repo / "ops.py").write_text(ops)
+        return run_pytest(repo, 10, sandbox.detect()[0])
+    start = tests_of(OPS)
+    skips = tests_of(OPS + "\n\ndef div(a, b):\n    import pytest\n    pytest.skip('division comes later')\n")
+    fixed = tests_of(OPS + "\n\ndef div(a, b):\n    return a / b\n")
+    assert (start["passed"], start["failed"], start["errors"]) == (0, 0, 1), start["output"]
+    assert (skips["exit_code"], skips["passed"], skips["failed"], skips["errors"]) == (0, 2, 0, 0), skips["output"]
+    assert verdict(fixed, True, start) == "repaired"
+    assert verdict(skips, True, start) == "not repaired"
 
 
 # --- tested code that damages the file system for later tool calls ------------------------

@@ -4,7 +4,8 @@ pytest_run.py runs the tasks' fixed `pytest -q` (project_pytest.py a project's o
 and keeps the head and tail of what it prints, with "[... N characters cut ...]" between; this
 file reads that text:
 
-- `counts(output)`: the closing summary line as numbers ("1 failed, 3 passed").
+- `counts(output)`: the closing summary line as numbers ("1 failed, 3 passed, 1 skipped");
+  `collection(output)`: what `--collect-only` counted (tests, errors, deselected).
 - `read(output)`: one pass over the details: each failing or erroring test's section (the lines
   pytest marks with `>`, its E lines, its traceback frames), the short summary (FAILED, ERROR and
   SUBFAILED lines) and the count line. `failing_tests(output)`: each test's name and E lines;
@@ -37,20 +38,44 @@ CAPTURED = re.compile(r"-{3,} Captured .* -{3,}$")          # "--- Captured stdo
 LOCATION = re.compile(r"^([\w./-]+\.py):\d+:", re.M)        # a line that starts "pkg/mod.py:6:", any traceback form
 
 
+NOT_RUN = ("skipped", "deselected", "xfailed")  # tests collected that did not pass, and did not fail
+
+
 def counts(output):
     """Parse pytest's closing summary line ("1 failed, 3 passed") into counts. Subtests (pytest 9,
     unittest's subTest) count apart when they pass ("3 passed, 152 subtests passed"), but each
     failed one counts in "failed", with a SUBFAILED line of its own: `subtests_failed` says how
-    many, so the tests themselves can be counted (verdict.py). Only when there are any: a
-    result of a run without subtests stays what it always was."""
+    many, so the tests themselves can be counted (verdict.py). The tests that neither passed nor
+    failed (NOT_RUN: "1 skipped", "1 deselected", "1 xfailed") are counted too, for the rule that
+    a skipped test is not a repair (passing.py). Each of these only when there are any: a result
+    of a run without them stays what it always was."""
     for line in reversed(output.splitlines()):
         if re.fullmatch(r"\d+ \w+( \w+)?(, \d+ \w+( \w+)?)*", line.strip().strip("=").strip()):
-            found = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", line)}
+            # "(\d+) (\w+)(?!\w| \w)": "152 subtests passed" is no count of tests, "1 skipped" is
+            found = {word: int(n) for n, word in re.findall(r"(\d+) (\w+)(?! \w)", line)}
             errors = found.get("errors", found.get("error", 0))  # "1 error", "2 errors"
             subtests = len(re.findall(r"^SUBFAILED\b", output, re.M))
             return {"passed": found.get("passed", 0), "failed": found.get("failed", 0), "errors": errors,
-                    **({"subtests_failed": subtests} if subtests else {})}
+                    **({"subtests_failed": subtests} if subtests else {}),
+                    **{word: found[word] for word in NOT_RUN if found.get(word)}}
     return {"passed": 0, "failed": 0, "errors": 0}
+
+
+def collection(output):
+    """What `--collect-only` found: {"tests", "errors", "deselected"}, from its count line
+    ("5/6 tests collected (1 deselected), 1 error" at -q) or, at -qq, its lines per file
+    ("tests/test_a.py: 4") and collection errors; None when the output says neither."""
+    text = output or ""
+    line = re.search(r"^(?:(\d+)(?:/\d+)?|no) tests? collected(?: \((\d+) deselected\))?(?:, (\d+) errors?)?",
+                     text, re.M)
+    if line:
+        return {"tests": int(line.group(1) or 0), "errors": int(line.group(3) or 0),
+                "deselected": int(line.group(2) or 0)}
+    files = re.findall(r"^\S+\.py: (\d+)$", text, re.M)
+    errors = len(re.findall(r"^ERROR \S+", text, re.M))
+    if not files and not errors:
+        return None
+    return {"tests": sum(map(int, files)), "errors": errors, "deselected": 0}
 
 
 def read(output):

@@ -6,6 +6,8 @@ builds that command line), with resource limits, a timeout that kills the whole 
 group, and only the head and tail of the output kept; then it reads the counts from
 pytest's summary line (pytest_output.py reads every part of the output). A `PytestCommand` says which interpreter and arguments: the tasks'
 fixed one by default; fix.py builds a user's project's own (fixing/project_pytest.py).
+`run_in_copy(...)` is the same guarded run of another entry point than `-m pytest` (the
+coverage run of localizing/coverage_run.py), its output kept whole up to run_bounded's ends.
 
 What this file deliberately is not: a general process runner. Nothing in the command comes
 from the model.
@@ -36,7 +38,8 @@ PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", ".
 CLEAN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
              "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 # Inside the sandbox the run starts in an empty tmpfs: copy the read-only workspace in (entry
-# by entry: the tmpfs root itself is not ours to chmod), then become `python -B -m pytest`.
+# by entry: the tmpfs root itself is not ours to chmod), then become `python -B -m pytest`
+# (or the entry point the arguments name: COPY_THEN_RUN).
 # This runs before any tested code, as the sandboxed user, without `site` (-S): the interpreter
 # that runs pytest starts only once the copy is there, so a path file (.pth) of an editable
 # install that points into the copy finds it.
@@ -48,6 +51,7 @@ for name in os.listdir(sys.argv[1]):
     else:
         shutil.copy2(source, name, follow_symlinks=False)
 os.execv(sys.executable, [sys.executable, "-B", "-m", "pytest", *sys.argv[2:]])"""
+COPY_THEN_RUN = COPY_THEN_PYTEST.replace('"-m", "pytest", ', "")  # `python -B <argv[2:]>`: any entry point
 
 
 @dataclass(frozen=True)
@@ -64,23 +68,30 @@ class PytestCommand:
 
 def run_pytest(root, timeout, sandbox_name, command=None):
     """Return {"exit_code", "output", "passed", "failed", "errors", "timed_out"} for `root`."""
+    exit_code, output, dropped, timed_out, where = run_in_copy(root, timeout, sandbox_name, command)
+    output = _shorten(_portable(output, where), dropped)
+    return {"exit_code": exit_code, "output": output, **counts(output), "timed_out": timed_out}
+
+
+def run_in_copy(root, timeout, sandbox_name, command=None, entry=None):
+    """(exit_code, output, dropped, timed_out, where it ran) of `python -B <entry> <command.args>`
+    on a throwaway copy of `root`, with every guard of a test run; `entry` (None: `-m pytest`)
+    is fixed code of the harness, never the model's."""
     command = command or PytestCommand()
     limits = sandbox.resource_limits(cpu_seconds=int(timeout) + 5)
     if sandbox_name == "bubblewrap":
         where = command.inside or root
-        argv = sandbox.wrap([command.python, "-B", "-S", "-c", COPY_THEN_PYTEST, sandbox.SOURCE, *command.args], root,
-                            command.places, command.inside)
-        exit_code, output, dropped, timed_out = run_bounded(argv, root, _env(where, command), timeout, limits)
-    else:  # no sandbox: the throwaway copy lives in a temporary folder we remove afterwards
-        scratch = tempfile.mkdtemp(prefix="coding-loop-tests-")
-        try:
-            where = shutil.copytree(root, os.path.join(scratch, "repo"), symlinks=True)
-            exit_code, output, dropped, timed_out = run_bounded(
-                [command.python, "-B", "-m", "pytest", *command.args], where, _env(where, command), timeout, limits)
-        finally:
-            remove_tree(scratch)
-    output = _shorten(_portable(output, where), dropped)
-    return {"exit_code": exit_code, "output": output, **counts(output), "timed_out": timed_out}
+        start = ["-c", COPY_THEN_PYTEST] if entry is None else ["-c", COPY_THEN_RUN, *entry]  # pytest's line unchanged
+        argv = sandbox.wrap([command.python, "-B", "-S", *start[:2], sandbox.SOURCE, *start[2:], *command.args],
+                            root, command.places, command.inside)
+        return (*run_bounded(argv, root, _env(where, command), timeout, limits), where)
+    scratch = tempfile.mkdtemp(prefix="coding-loop-tests-")  # no sandbox: a temporary folder, removed after
+    try:
+        where = shutil.copytree(root, os.path.join(scratch, "repo"), symlinks=True)
+        argv = [command.python, "-B", *(entry or ("-m", "pytest")), *command.args]
+        return (*run_bounded(argv, where, _env(where, command), timeout, limits), where)
+    finally:
+        remove_tree(scratch)
 
 
 def _env(home, command):

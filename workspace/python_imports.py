@@ -2,7 +2,7 @@
 
 fix.py needs two answers from a user's code before any model sees it: which modules the tests
 use (workspace/user_tests.py: test-support code is what they import and the product does not),
-and which code a failing test calls (fixing/failing_uses.py: what a model is shown first). Both
+and which code a failing test calls (localizing/failing_uses.py: what a model is shown first). Both
 come from the import statements, found by `ast` in every function and class too (tests often
 import inside a test), and resolved to the repository's files as Python would find them from
 the places a project puts on its path: the repository's root, `src/`, and each folder above

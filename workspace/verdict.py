@@ -4,8 +4,9 @@
 only the bytes of the editable files from the workspace, and runs the tests there (when no
 editable file changed, that copy is the pristine repository: the start run is its result). Nothing
 else the model's code could have left behind (a conftest.py, a shadowing module, a forged
-cache) reaches that run. It is "repaired" only when every test the start run counted was
-collected and passed, none failed or errored, and the test files are the shipped ones.
+cache) reaches that run. It is "repaired" only when the test files are the shipped ones and the
+run passes by passing.py's rule (the search's choice applies the same): every test the start run
+counted was collected and passed, none failed or errored, and none was skipped that ran before.
 
 What this file deliberately is not: proof against code written to fool pytest itself from
 inside the tested module (patching pytest's own reporting). The tests run in pytest's
@@ -18,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from workspace.files import snapshot
+from workspace.passing import passes
 from workspace.pytest_run import run_pytest
 from workspace.task_catalog import fresh_copy
 
@@ -60,20 +62,12 @@ def _final_run(tools):
 
 
 def verdict(final_tests, tests_unchanged, start_tests):
-    """"repaired" only when the clean run collected and passed every test the start run
-    counted, with none failed or errored, and the test files are byte-for-byte the shipped ones."""
+    """"repaired" only when the test files are byte-for-byte the shipped ones and the clean run's
+    tests pass by the rule the search's choice applies too (passing.py): every test the start
+    run counted collected and passed, none failed, errored, or skipped where it ran before."""
     if not tests_unchanged:
         return "tests were modified"
-    # A failed subtest counts in "failed" though its test is counted too (passed, or failed).
-    expected = (start_tests["passed"] + start_tests["failed"] + start_tests["errors"]
-                - start_tests.get("subtests_failed", 0))
-    # A test module that cannot be imported is one error at the start, however many tests it
-    # holds: once it imports, more tests than that can pass (a user's project, fix.py).
-    counted = final_tests["passed"] == expected or (start_tests["errors"] > 0 and final_tests["passed"] > expected)
-    complete = (final_tests["exit_code"] == 0 and not final_tests.get("timed_out")
-                and final_tests["failed"] == 0 and final_tests["errors"] == 0
-                and counted and final_tests["passed"] > 0)
-    return "repaired" if complete else "not repaired"
+    return "repaired" if passes(final_tests, start_tests) else "not repaired"
 
 
 def _copy_bytes(source, target):

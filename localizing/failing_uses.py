@@ -7,7 +7,9 @@ module with the bug. The test itself says better: `used_by(imports, test_id)` re
 test's function (a method of its class, parameters dropped from the id) and lists, in the order
 its source names them, the files that define what it calls (`inflection.camelize(...)`,
 `add(2, 2)`, a module-level `slugify = partial(public_slugify, ...)` followed one step), then
-the rest of its file's imports.
+the rest of its file's imports. `called_names(imports, test_id)` is the same reading one step
+finer: the names it calls (`camelize`, `post` of `journal.post(...)`), which definitions of
+those files the ranking (ranking.py) credits.
 
 What this file deliberately is not: a call graph. It reads names, not types: a fixture, a
 method called on a returned object or code reached only through other code is not followed.
@@ -30,6 +32,15 @@ def used_by(imports, test_id):
     used = [use for name, attribute in _uses(function) for use in [(name, attribute), *aliases.get(name, [])]]
     defined = [imports.defined_in(path, name, attribute) for name, attribute in used]
     return list(dict.fromkeys([*(f for f in defined if f), *imports.of(path)]))
+
+
+def called_names(imports, test_id):
+    """{name}: what the test `test_id` calls, by its last name (`words.ordinal(2)` calls "ordinal")."""
+    path, *names = test_id.split("::")
+    module = parse(imports.tree, path)
+    function = _function(module, [re.sub(r"\[.*", "", name) for name in names])
+    calls = [node.func for node in ast.walk(function) if isinstance(node, ast.Call)] if function is not None else []
+    return {n.attr if isinstance(n, ast.Attribute) else n.id for n in calls if isinstance(n, (ast.Attribute, ast.Name))}
 
 
 def _uses(node):
