@@ -1,11 +1,13 @@
-"""Prepare the real libraries fix.py is measured on (issue 22): each one's source distribution
-from PyPI, with one injected one-line bug, as a git repository of its own, beside a virtual
-environment of its test dependencies when it needs more than pytest.
+"""Prepare the real libraries fix.py is measured on (issues 22 and 34): each one's source
+distribution from PyPI, with one injected one-line bug, as a git repository of its own, beside a
+virtual environment of its test dependencies when it needs more than pytest. A library may have
+several bugs, each its own entry and folder (`toolz`, `toolz-2`, ...): one bug a repository, so
+a run repairs one thing and its verdict is about that one.
 
-    python measurements/fix-libraries/prepare.py /tmp/fix-libraries            # every library
+    python measurements/fix-libraries/prepare.py /tmp/fix-libraries            # every entry
     python measurements/fix-libraries/prepare.py /tmp/fix-libraries inflection # one
 
-For each library, in DEST/NAME: `pip download` of the exact sdist (cached in DEST/downloads),
+For each entry, in DEST/NAME: `pip download` of the exact sdist (cached in DEST/downloads),
 extracted (tarfile's "data" filter: no link or path out of the folder), committed as shipped
 ("pristine"), then the one-line bug applied and committed ("bug"), so `git diff HEAD~1` shows
 it. A library whose tests need more than pytest gets DEST/NAME/.venv (git ignores it, fix.py
@@ -54,6 +56,41 @@ LIBRARIES = {
     "iso8601": Library("iso8601", "2.1.0", "iso8601/iso8601.py",
                        "        minutes = -minutes\n", "        minutes = minutes\n",
                        deps=("hypothesis", "pytz")),
+    # Issue 34: more bugs, most of them in modules over 400 lines (longer than a small model's
+    # whole-file answer). The case forgotten: "Rice" and "Fish" get a plural s.
+    "inflection-2": Library("inflection", "0.5.1", "inflection/__init__.py",
+                            "    if not word or word.lower() in UNCOUNTABLES:\n",
+                            "    if not word or word in UNCOUNTABLES:\n"),
+    # The wrong operator: partition_all on a list whose length is not a multiple of n raises.
+    "toolz-2": Library("toolz", "1.2.0", "toolz/itertoolz.py",
+                       "            end = len(seq) % n\n", "            end = len(seq) // n\n",
+                       tests="toolz/tests --deselect toolz/tests/test_package.py::test_has_version"),
+    # memoize keys keyword calls on the keywords' names alone: f(x=1) answers f(x=2).
+    "toolz-3": Library("toolz", "1.2.0", "toolz/functoolz.py",
+                       "                    frozenset(kwargs.items()) if kwargs else None,\n",
+                       "                    frozenset(kwargs) if kwargs else None,\n",
+                       tests="toolz/tests --deselect toolz/tests/test_package.py::test_has_version"),
+    # An off-by-one: a page range such as "5-8" loses its last page.
+    "boltons": Library("boltons", "26.2.0", "boltons/strutils.py",
+                       "            output += list(range(min(range_limits), max(range_limits)+1))\n",
+                       "            output += list(range(min(range_limits), max(range_limits)))\n"),
+    # `>` for `>=`: chunk_ranges yields one chunk too many when the last one ends at the input's end.
+    "boltons-2": Library("boltons", "26.2.0", "boltons/iterutils.py",
+                         "        if i + chunk_size >= input_stop:\n", "        if i + chunk_size > input_stop:\n"),
+    # Fractional seconds padded on the wrong side: ".5" becomes 5 microseconds, not 500000.
+    # (parse's pyproject.toml asks for --cov: its tests need pytest-cov.)
+    "parse": Library("parse", "1.22.4", "parse/__init__.py",
+                     '                u = int(u.ljust(6, "0")[:6])\n', '                u = int(u.rjust(6, "0")[:6])\n',
+                     deps=("pytest-cov",)),
+    # The wrong hour compared: 12:15 AM stays 12:15 instead of becoming 00:15.
+    "parse-2": Library("parse", "1.22.4", "parse/__init__.py",
+                       '        if am == "AM" and H == 12:\n', '        if am == "AM" and H == 0:\n',
+                       deps=("pytest-cov",)),
+    # A default of 0 for a missing day: a date without one ("2014-02", "2014") cannot be parsed.
+    "iso8601-2": Library("iso8601", "2.1.0", "iso8601/iso8601.py",
+                         '            day=int(groups.get("day", groups.get("daydash", 1))),\n',
+                         '            day=int(groups.get("day", groups.get("daydash", 0))),\n',
+                         deps=("hypothesis", "pytz")),
 }
 GIT = ["git", "-c", "user.name=fix-libraries", "-c", "user.email=fix-libraries@localhost", "-c", "commit.gpgsign=false"]
 IGNORED = ".venv/\n__pycache__/\n*.egg-info/\n.pytest_cache/\n"
@@ -63,7 +100,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dest", type=Path, help="where the repositories go (never inside coding-loop)")
     parser.add_argument("names", nargs="*", choices=[[], *LIBRARIES], metavar="NAME",
-                        help=f"which libraries (default: all of {', '.join(LIBRARIES)})")
+                        help=f"which entries (default: all of {', '.join(LIBRARIES)})")
     args = parser.parse_args(argv)
     for name in args.names or LIBRARIES:
         folder = args.dest.resolve() / name
