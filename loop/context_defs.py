@@ -9,8 +9,9 @@ its block instead, which holds, within the files budget:
     an outline of the rest: one "line: signature" per definition
 
 The wanted definitions are, best first: the focus the loop was given for this file (a ranking of
-likely-faulty definitions, agent_events' `focus`); else those the failing tests' traceback frames
-point into; else the file's first definitions, in order, while they fit.
+likely-faulty definitions, agent_events' `focus`); none when the focus names only other files
+(the outline is enough); else those the failing tests' traceback frames point into; else the
+file's first definitions, in order, while they fit.
 
 What this file deliberately is not: the reader of the answers (text_edits_defs.py), or a ranker:
 the focus comes from elsewhere, and the frames are only read (workspace/pytest_output.py).
@@ -25,7 +26,8 @@ OUTLINE_SHARE = 4   # up to a quarter of the budget is kept back for the outline
 IMPORTS_SHARE = 6   # the imports take at most a sixth of it
 MIN_OUTLINE = 300   # characters: less than this left, and the file is named, not shown
 OUTLINE_LINE = 160  # characters of one outline line: a signature, not a wall of defaults
-# What was shown of one file: its path, why these definitions ("focus", "failures", "first"),
+# What was shown of one file: its path, why these definitions ("focus", "failures", "first", or
+# "outline": none, the focus being elsewhere),
 # the qualified names shown whole, how many more the outline lists, and the file's lines.
 Shown = namedtuple("Shown", "path why definitions outlined lines")
 
@@ -61,6 +63,8 @@ class Answering:
                  for item in self.focus if item.get("path") == path]
         if any(focus):
             return _unique(focus), "focus"
+        if self.focus:  # the ranking points at other files: this one's outline is enough, and a
+            return [], "outline"  # small model reads every definition it is shown as a hint
         frames = [innermost(definitions, line) for frame_path, line in self.frames if frame_path == path]
         if any(frames):
             return _unique(frames), "failures"

@@ -86,6 +86,20 @@ def test_without_a_focus_the_definition_the_traceback_names_is_shown(tmp_path):
     assert BUG in chat.requests[0][0][1]["content"]
 
 
+def test_a_long_file_the_focus_does_not_name_is_shown_as_its_outline_alone(tmp_path):
+    """The ranking points into another file: this one is outlined, none of its definitions shown
+    whole (a small model reads each one it is shown as a hint of where the bug is)."""
+    tools = ledger_task(tmp_path, classes=22, ending="\n")
+    chat = ScriptedChat([text("Done."), done()], [text("Done."), done()])
+    events = run(tools, chat, focus=[{"path": "other.py", "name": "f", "start": 1, "end": 2, "score": 0.5,
+                                      "why": "ochiai 0.5"}])
+    (shown,) = of_type(events, "definitions_shown")
+    assert (shown["why"], shown["definitions"]) == ("outline", []) and shown["outlined"] > 100
+    first = chat.requests[0][0][1]["content"]
+    assert "def rate2(self, amount):\n        " + BUG not in first  # in the failures only, never whole
+    assert "\n210:     def rate2(self, amount):\n" in first
+
+
 def test_auto_answers_a_small_file_whole_as_before(tools, workspace):
     chat = ScriptedChat([text("Done."), done()], [text("Done."), done()])
     events = list(agent_events(chat, tools, "Fix it.", load_settings("small-model-explain"),
