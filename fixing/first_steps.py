@@ -20,9 +20,10 @@ from fixing.task import build_task, choose_files, default_ticket, matching
 from localizing.failing_uses import used_by
 from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
+from loop.context_defs import Answering
 from repo_tools import RepoTools
 from runs.printer import clean, localization_line, result_line
-from runs.recording import output_problem
+from runs.recording import focus_of, output_problem
 from workspace import sandbox
 from workspace.pytest_output import blamed_files, collected_files, failures
 from workspace.python_imports import Imports
@@ -57,7 +58,8 @@ def prepare(args, folder, show):
     if localization is not None:
         show.line(localization_line(localization))
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-        say_context(task, start, tools.file_text, show)
+        say_context(task, start, tools.file_text, show,
+                    Answering(args.settings.answer_form, args.settings.answer_budget, focus_of(localization), start))
     return Prepared(repo, task, start, tools, localization)
 
 
@@ -147,12 +149,15 @@ def first_files(tree, files, tests, failing, output):
     return list(dict.fromkeys([*code, *(test.split("::")[0] for test in failing), *blamed]))
 
 
-def say_context(task, start, read, show):
-    """Name on the terminal what the first message shows the model and what it leaves out."""
-    _, seen = preload(task, start, read)
-    left = [path for path in preload_paths(task) if path not in seen]
-    show.line(f"context: the model is shown {clean(shown(list(seen)) or 'no file')} "
-              f"({sum(len(text) for text in seen.values()):,} characters)")
+def say_context(task, start, read, show, answering=None):
+    """Name on the terminal what the first message shows the model (whole, or by definitions:
+    `answering`, the run's own rule) and what it leaves out."""
+    _, seen = preload(task, start, read, answering=answering)
+    by_definitions = [item.path for item in answering.shown] if answering else []
+    left = [path for path in preload_paths(task) if path not in seen and path not in by_definitions]
+    outlined = f"; by definitions: {clean(shown(by_definitions))}" if by_definitions else ""
+    show.line(f"context: the model is shown {clean(shown(list(seen)) or 'no file')} whole{outlined} "
+              f"({sum(len(text) for text in seen.values()):,} characters whole)")
     if left:
         show.line(f"context: left out (the model may read them; --readable GLOB shows files first): "
                   f"{clean(shown(left))}")

@@ -103,3 +103,25 @@ def test_the_definition_a_traceback_blames_past_the_read_slice_is_shown_to_the_m
     first = fake_ollama.requests[0]["messages"][1]["content"]
     assert code == fix.NOT_APPLIED and len(first) < 20_000
     assert "lines 10146-10147\ndef clamp(value, low, high):\n    return max(low, min(value, hihg))\n```" in first
+
+
+def test_fix_defaults_show_the_big_module_by_definitions_and_a_function_alone_repairs_it(fake_ollama, tmp_path,
+                                                                                        capsys):
+    """fix.py's own defaults (no --settings: small-model-explain, localization, answer_form auto):
+    the terminal says the module is shown by definitions, the first message holds the faulty
+    function whole and never the module, and an answer of that function alone repairs it, the
+    other 150 KB byte for byte."""
+    repo = make_project(tmp_path / "biglib", big_library(CORE))
+    answer = f"clamp cuts one too low.\n\nbiglib/core.py\n```python\n{CLAMP_FIXED}```\n"
+    fake_ollama.play([text(answer), done()])
+    output = tmp_path / "out" / "run.json"
+    code = fix.main(["--repo", str(repo), "--host", fake_ollama.url, "--output", str(output), "--scripted",
+                     "--candidates", "1", "--yes"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    context = [line for line in printed.splitlines() if line.startswith("context: ")]
+    assert "; by definitions: biglib/core.py" in context[0] and "biglib/core.py" not in "".join(context[1:])
+    assert (repo / "biglib/core.py").read_text() == CORE.replace(CLAMP, CLAMP_FIXED)
+    first = fake_ollama.requests[0]["messages"][1]["content"]
+    assert CLAMP in first and "return value * 100\n" not in first and len(first) < 20_000  # outlined, not whole
+    assert json.loads(output.read_text())["verdict"] == "repaired"
