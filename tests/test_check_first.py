@@ -5,6 +5,7 @@ and on a small user project run by fix.py's own command (`--tests "tests --desel
 parametrized test whose ids hold a space and brackets). A recording of such a run replays, real
 and served, and a doctored selection is named by the served replay.
 """
+import io
 import json
 import shlex
 import sys
@@ -17,6 +18,7 @@ from fixing.task import build_task
 from loop.turn_policy import BROKE
 from replay import replay
 from repo_tools import RepoTools
+from runs.printer import Printer
 from runs.recording import recording_of, run_recorded, save
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX, FIX_NEW, FIX_OLD, of_type, run
@@ -44,6 +46,16 @@ def test_the_first_check_runs_only_the_failing_test_then_the_whole_selection(too
     assert first == [FAILING] and (narrow["passed"], narrow["failed"], narrow["exit_code"]) == (1, 0, 0)
     assert whole is None and (every["passed"], every["failed"]) == (4, 0)
     assert events[-1]["reason"] == "tests_passed"
+
+
+def test_the_terminal_says_which_check_ran_only_the_failing_tests(tools):
+    out = io.StringIO()
+    printer = Printer(out=out)
+    for event in run(ScriptedChat([done(tool_calls=[FIX])]), tools, check_edits=True, start_tests=tools.run_tests()):
+        printer(event)
+    lines = out.getvalue().splitlines()
+    assert "> run_tests() [by the harness: the 1 test that failed at the start]" in lines
+    assert lines.count("> run_tests() [by the harness]") == 1  # then the whole selection
 
 
 def test_a_change_that_fixes_the_failing_test_but_breaks_another_is_told_which(tools):
