@@ -50,6 +50,8 @@ class LoopSettings:
     system: str = SYSTEM            # the system prompt
     unchanged_edits: str = "apart"  # turns that only write code back unchanged: counted "apart", or "malformed"
     check_edits: bool = False       # after a turn that edits, run the tests: green ends the run ("tests_passed")
+    check_first: bool = True        # a check of the harness (check_edits, verify_finish) runs the tests that
+    #                                 failed at the start first, then, if they pass, the whole selection
     candidates: int = 1             # trajectories per attempt, chosen by the tests (search/); 1: one run
     answer_hint: str = None         # "preload": the last line of the first message and of each correction
     #                                 (how to answer); None: the harness's own line for the form it reads.
@@ -84,8 +86,9 @@ class LoopSettings:
 # files): a field added with a default that behaves differently from the loop before it, and the
 # value that behaves as that loop did. A recording made before `unchanged_edits` existed counted a
 # turn that only wrote code back unchanged as malformed; replayed under its own policy, it still
-# stops where it stopped. Fields whose default is the old behaviour need no entry.
-BEFORE_FIELD = {"unchanged_edits": "malformed"}
+# stops where it stopped. A recording made before `check_first` ran the whole selection at each
+# check. Fields whose default is the old behaviour need no entry.
+BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False}
 
 
 def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):

@@ -3,7 +3,9 @@
 `RepoTools(root, task=...)` works on one copy of a task's repository: `read_file` reads the
 task's readable files (a big one by its first READ_CHARS: workspace/file_limits.py), `replace_text` edits an editable file by exact, unique match, and
 `run_tests` runs a fixed pytest command as untrusted code on a throwaway copy (see
-pytest_run.py and sandbox.py), so the workspace changes only through `replace_text`.
+pytest_run.py and sandbox.py), so the workspace changes only through `replace_text`. The
+harness alone may narrow `run_tests` to node ids (`only`, workspace/test_selection.py): the tests
+that failed at the start, checked first; the model's schema has no such argument.
 
 What this file deliberately is not: a shell, a general file API, or a judge of the model's
 claims. Tool problems raise ValueError / TypeError / OSError; the loop turns them into
@@ -18,8 +20,9 @@ from loop.tool_checks import argument_problem, quoted
 from workspace import sandbox
 from workspace.file_limits import MAX_FILE_BYTES, READ_CHARS, read_slice  # noqa: F401 - the tools' limits
 from workspace.files import write_atomic
-from workspace.pytest_run import run_pytest
+from workspace.pytest_run import PytestCommand, run_pytest
 from workspace.task_catalog import load_task
+from workspace.test_selection import narrowed
 
 # A library module of 100+ KB is answered by definitions (loop/context_defs.py shows the model a
 # part, text_edits_defs.py reads back a method), so the tools read and edit one up to
@@ -76,15 +79,19 @@ class RepoTools:
         # An explicit table, so a model can never reach any other attribute by name.
         self._tools = {"read_file": self.read_file, "replace_text": self.replace_text, "run_tests": self.run_tests}
 
-    def invoke(self, name, arguments, *, time_left=None):
+    def invoke(self, name, arguments, *, time_left=None, only=None):
         """Check the arguments against the tool's schema, then run it. `time_left` (seconds)
-        is what remains of the run's deadline: a tool gets no more than that."""
+        is what remains of the run's deadline: a tool gets no more than that. `only` (node ids)
+        is the harness's own narrowing of run_tests (loop/judge.py), never the model's: no
+        schema offers it, and the model's arguments cannot reach it."""
         schema = next((s for s in self.schemas if s["function"]["name"] == name), None)
         problem = f"unknown tool {quoted(name)}" if schema is None else argument_problem(schema, arguments)
         if problem:
             raise TypeError(problem)
         if name == "run_tests":
-            return self.run_tests(time_left=time_left)
+            return self.run_tests(time_left=time_left, only=only)
+        if only is not None:
+            raise TypeError(f"only the harness's run_tests takes a selection, not {quoted(name)}")
         return self._tools[name](**arguments)
 
     def read_file(self, path):
@@ -127,10 +134,18 @@ class RepoTools:
         write_atomic(self.root / relative, edited)
         return {"path": relative, "replaced": 1}
 
-    def run_tests(self, time_left=None):
-        """Run the fixed pytest command on a throwaway copy; exit code, counts and output."""
+    def run_tests(self, time_left=None, only=None):
+        """Run the fixed pytest command on a throwaway copy; exit code, counts and output.
+        `only`: node ids to run instead of the whole selection (workspace/test_selection.py)."""
         timeout = self.test_timeout if time_left is None else max(0.0, min(self.test_timeout, time_left))
-        result = {**run_pytest(self.root, timeout, self.sandbox, self.task.pytest), "sandbox": self.sandbox}
+        command = self.task.pytest
+        if only is not None:  # read from the start run's output, which tests print: each must be a node id
+            if not all(isinstance(node, str) and "::" in node and not node.startswith("-") for node in only):
+                raise ValueError("only takes pytest node ids (path::name)")
+            command = narrowed(command or PytestCommand(), tuple(only))
+            if command is None:
+                raise ValueError("this test command cannot be narrowed to node ids")
+        result = {**run_pytest(self.root, timeout, self.sandbox, command), "sandbox": self.sandbox}
         if self.sandbox_warning:
             result["sandbox_warning"] = self.sandbox_warning
         return result

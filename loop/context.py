@@ -84,7 +84,7 @@ def preload_paths(task):
 
 
 def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True, hint=None,
-                       answering=None):
+                       answering=None, intro="The tests still fail:"):
     """A correction after tests still fail: the failures, then the current text of the files the
     model changed (`changed`: their paths), and how to answer. A bare "tests still fail" was
     answered "I will continue to work on the code", three times in a row, by a real small model."""
@@ -92,7 +92,7 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
         changed = sorted(path for path in changed if isinstance(path, str))
     changed = [changed] if isinstance(changed, str) else changed if isinstance(changed, (list, tuple)) else []
     paths = list(dict.fromkeys(path for path in changed if isinstance(path, str)))
-    parts, before = [_failures(result, "The tests still fail:")], len(answering.shown) if answering else 0
+    parts, before = [_failures(result, intro)], len(answering.shown) if answering else 0
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
     parts += _file_blocks(paths, read, budget, None, answering)

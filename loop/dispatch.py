@@ -63,13 +63,15 @@ def _refusal(schemas, name, arguments, index):
     return argument_problem(schemas[name], arguments)
 
 
-def invoke(tools, name, arguments, budget):
-    """Run one tool; any exception it raises becomes an error the model can read."""
+def invoke(tools, name, arguments, budget, only=None):
+    """Run one tool; any exception it raises becomes an error the model can read. `only`: the
+    harness's own narrowed test run (loop/judge.py), passed only when there is one, so tools
+    that never narrow need not take it."""
     time_left = budget.left()
+    keywords = {**({} if time_left is None else {"time_left": time_left}),  # a tool gets no more than that
+                **({} if only is None else {"only": only})}
     try:
-        if time_left is None:
-            return tools.invoke(name, arguments)
-        return tools.invoke(name, arguments, time_left=time_left)  # a tool gets no more than that
+        return tools.invoke(name, arguments, **keywords)
     except Exception as error:  # noqa: BLE001 - tools run code the model wrote
         return {"error": str(error) or type(error).__name__}
 

@@ -5,6 +5,9 @@ reason, or with None after appending any correction (a `nudge`) to the conversat
 words of every correction and the memory across turns (turn_policy.Watch) live in
 turn_policy.py, so this file reads as the decisions alone.
 
+Under check_first a check of the harness runs the tests that failed at the start before the
+whole selection; a change that makes them pass and breaks others is told which (`broke`).
+
 What this file deliberately is not: a verdict. `verify_finish` runs the tests to hand
 failures back to the model; whether the repair worked is decided after the run, independently.
 """
@@ -75,17 +78,13 @@ def _check_edit(run, turn, ran):
     Green ends it (None); red is a correction with the failures, so a model that wrote its
     edit and stopped knows it did not work. A test run the model made after its edit counts;
     otherwise the harness runs them itself, as for verify_finish."""
-    result = ran["tests"]
+    result, broke = ran["tests"], False
     if result is None:
-        event = {"type": "tool_start", "turn": turn, "index": len(ran["results"]), "name": "run_tests",
-                 "arguments": {}, "by_harness": True}
-        yield event
-        result = invoke(run.tools, "run_tests", {}, run.budget)
-        yield {**event, "type": "tool_result", "result": result}
+        result, broke = yield from _harness_tests(run, turn, len(ran["results"]))
         run.shown("run_tests", result)  # the run now knows these failures (run.failures())
     if result.get("exit_code") == 0 and not result.get("timed_out"):
         return None
-    return policy.edit_fails_nudge(turn, result, run.correction(result))
+    return policy.edit_fails_nudge(turn, result, run.correction(result, broke), broke=broke)
 
 
 def _check_finish(run, turn):
@@ -96,11 +95,48 @@ def _check_finish(run, turn):
             schema["function"]["name"] == "run_tests" for schema in run.tools.schemas):
         return None
     watch.checks_left -= 1
-    event = {"type": "tool_start", "turn": turn, "index": 0, "name": "run_tests", "arguments": {},
-             "by_harness": True}
-    yield event
-    result = invoke(run.tools, "run_tests", {}, budget)
-    yield {**event, "type": "tool_result", "result": result}
+    result, broke = yield from _harness_tests(run, turn, 0)
     if result.get("exit_code") == 0:
         return None
-    return policy.tests_fail_nudge(turn, result, run.correction(result))
+    return policy.tests_fail_nudge(turn, result, run.correction(result, broke), broke=broke)
+
+
+def _harness_tests(run, turn, index):
+    """A test run of the harness's own: (result, broke). Under check_first the tests that failed at
+    the start run first (run.first_tests), which on a library is seconds instead of minutes: red
+    is the answer. Green, the whole selection runs next, and what fails there the change broke
+    (`broke`). A first run that says neither (an error, fewer tests than asked for) is passed
+    over: the whole selection decides, as it does without check_first."""
+    first = None
+    if run.first_tests:
+        result = yield from _run_tests(run, turn, index, run.first_tests)
+        first = _first_verdict(result, run.first_tests)
+        if first == "red":
+            return result, False
+        index += 1
+    result = yield from _run_tests(run, turn, index)
+    failed = result.get("exit_code") not in (0, None) and not result.get("timed_out")
+    return result, first == "green" and failed
+
+
+def _run_tests(run, turn, index, only=None):
+    """One harness run of the tests (`only`: node ids), its events marked by_harness; its result.
+    The selection is in the events (`only`), so a replay asks for the same run."""
+    event = {"type": "tool_start", "turn": turn, "index": index, "name": "run_tests", "arguments": {},
+             "by_harness": True, **({"only": list(only)} if only else {})}
+    yield event
+    result = invoke(run.tools, "run_tests", {}, run.budget, only=only)
+    yield {**event, "type": "tool_result", "result": result}
+    return result
+
+
+def _first_verdict(result, only):
+    """"green" when every one of `only` ran and passed, "red" when the run failed (exit 1: tests
+    failed, 2: collection errors, or timed out), else None (pytest could not run them as asked)."""
+    if "error" in result:
+        return None
+    if result.get("timed_out") or result.get("exit_code") in (1, 2):
+        return "red"
+    if result.get("exit_code") == 0 and result.get("passed") == len(only):
+        return "green"
+    return None

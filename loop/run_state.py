@@ -5,6 +5,7 @@ policies' memory (turn_policy.Watch), the conversation, and what the model has b
 the repository: under context="preload" the first message carries the failures and the files
 (loop/context.py; a long file by definitions, loop/context_defs.py, around `focus`, the
 definitions most likely at fault, ranked by localizing/), and `shown` decides what the model reads of each tool result.
+`first_tests` are the tests a check of the harness runs first (check_first: loop/judge.py).
 
 What this file deliberately is not: the loop (agent_loop.py says what happens in a turn).
 """
@@ -13,6 +14,8 @@ import time
 from loop import context
 from loop.context_defs import Answering
 from loop import turn_policy as policy
+from workspace.pytest_run import PytestCommand
+from workspace.test_selection import failing_ids, narrowed
 
 now = time.monotonic  # the deadline's clock; a module name so tests can swap in a fake one
 
@@ -36,6 +39,7 @@ class Run:
                                               tool_edits="replace_text" in settings.offered_tools,
                                               hint=settings.answer_hint, answering=self.answering)
         self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
+        self.first_tests = first_tests(settings, tools, start_tests)  # what a harness check runs first
 
     def shown(self, name, result):
         """What the model reads of a tool result (and what the run learns from it)."""
@@ -60,12 +64,14 @@ class Run:
             return None
         return context.compact_output(self.last_tests)["output"]
 
-    def correction(self, result):
+    def correction(self, result, broke=False):
         """Under "preload", what a correction after failing tests says: the failures and the
-        current text of the files the model changed; otherwise None (the usual words)."""
+        current text of the files the model changed; otherwise None (the usual words). `broke`:
+        they are tests the change broke (check_first), not the ones that failed at the start."""
         if self.settings.context != "preload":
             return None
         return context.correction_message(result, self.changed, self.tools.file_text,
+                                          intro=policy.BROKE_INTRO if broke else "The tests still fail:",
                                           blocks=self.settings.text_edits == "run",
                                           tool_edits="replace_text" in self.settings.offered_tools,
                                           hint=self.settings.answer_hint, answering=self.answering)
@@ -77,6 +83,17 @@ class Run:
             yield {"type": "definitions_shown", "turn": turn, "path": shown.path, "lines": shown.lines,
                    "why": shown.why, "definitions": list(shown.definitions), "outlined": shown.outlined}
         self.reported = len(self.answering.shown)
+
+
+def first_tests(settings, tools, start_tests):
+    """check_first: the node ids of the tests that failed at the start, which a check of the
+    harness runs before the whole selection; None (the whole selection at once) when they cannot
+    be read for sure or the tools' test command cannot be narrowed to them."""
+    if not settings.check_first:
+        return None
+    ids = failing_ids(start_tests)
+    command = getattr(getattr(tools, "task", None), "pytest", None) or PytestCommand()
+    return ids if ids and narrowed(command, ids) else None
 
 
 class Budget:

@@ -38,6 +38,7 @@ def settings_problem(s, tool_names):
                        f"most once, not {str(s.offered_tools)[:200]}"),
         (isinstance(s.system, str) and s.system.strip() != "", "system must be a non-empty prompt"),
         (isinstance(s.check_edits, bool), f"check_edits must be true or false, not {s.check_edits!r}"),
+        (isinstance(s.check_first, bool), f"check_first must be true or false, not {s.check_first!r}"),
         (_count(s.candidates) and 1 <= s.candidates <= MOST_CANDIDATES,
          f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {s.candidates!r}"),
         (s.answer_hint is None or (isinstance(s.answer_hint, str) and 0 < len(s.answer_hint.strip()) <= HINT_CHARS),

@@ -117,19 +117,27 @@ def no_progress_nudge(turn, repeated):
                  "for example read the file again and change your approach.")
 
 
-def edit_fails_nudge(turn, result, correction=None):
-    """check_edits: the model's change was applied, but the tests still fail."""
-    return tests_fail_nudge(turn, result, correction, opening="Your change was applied, but")
+# check_first: the failing tests pass after the change, but the whole selection does not.
+BROKE = "Your change made the tests that failed pass, but broke these"
+BROKE_INTRO = "The tests that fail now:"
 
 
-def tests_fail_nudge(turn, result, correction=None, opening="You said you were done, but"):
+def edit_fails_nudge(turn, result, correction=None, broke=False):
+    """check_edits: the model's change was applied, but the tests still fail (or, `broke`, the
+    ones that failed at the start pass now and others fail)."""
+    return tests_fail_nudge(turn, result, correction, opening="Your change was applied, but", broke=broke)
+
+
+def tests_fail_nudge(turn, result, correction=None, opening="You said you were done, but", broke=False):
     """The model said it was done, but the tests fail. `correction` (under context="preload")
-    carries the failures and the files it changed, so a model that answers in code can answer."""
+    carries the failures and the files it changed, so a model that answers in code can answer.
+    `broke`: the tests that failed at the start pass, and these others fail (check_first)."""
+    headline = BROKE if broke else f"{opening} the tests still fail"
     if correction:
-        return nudge(turn, "tests_fail", f"{opening} the tests still fail.\n\n{correction}")
+        return nudge(turn, "tests_fail", f"{headline}.\n\n{correction}")
     failing = [line for kind, _test, line, _length in read(result.get("output"))[1] if kind in ("FAILED", "ERROR")]
     summary = "\n".join(failing[:10]) or str(result.get("output", ""))[-500:]
     return nudge(turn, "tests_fail",
-                 f"{opening} the tests still fail (run_tests: exit_code "
+                 f"{headline} (run_tests: exit_code "
                  f"{result.get('exit_code')}, {result.get('passed')} passed, {result.get('failed')} failed, "
                  f"{result.get('errors')} errors):\n{summary}\nKeep working: fix the code, then run_tests again.")

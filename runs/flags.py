@@ -31,7 +31,7 @@ from workspace.task_catalog import SAMPLE_TASK
 MODEL_FLAGS = ("api", "host", "base_url", "parallel", "model_digest", "temperature", "seed", "num_ctx",
                "num_predict", "think", "scripted", "about")
 LOOP_FLAGS = ("max_turns", "deadline", "text_calls", "verify_finish", "context", "text_edits", "check_edits",
-              "candidates", "localize")
+              "check_first", "candidates", "localize")
 
 
 def positive(kind, allow_zero=False):
@@ -90,6 +90,8 @@ def add_loop_flags(parser, settings="plain"):
     parser.add_argument("--text-edits", choices=("off", "run"), help="code blocks and diffs in a reply: text (off) or edits")
     parser.add_argument("--check-edits", action=argparse.BooleanOptionalAction,
                         help="after a turn that edits, run the tests; green ends the run (tests_passed)")
+    parser.add_argument("--check-first", action=argparse.BooleanOptionalAction,
+                        help="a check of the harness runs the tests that failed at the start first (default: on)")
     parser.add_argument("--candidates", type=positive(int), metavar="N",
                         help="trajectories per attempt, side by side, chosen by the tests")
     parser.add_argument("--localize", choices=("off", "tests"),

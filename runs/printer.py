@@ -108,6 +108,9 @@ def shown_line(event):
 def _tool_line(event):
     name = clean(str(event["name"]))
     how = " [written as text]" if event.get("written_as_text") else " [by the harness]" if event.get("by_harness") else ""
+    if event.get("only"):  # check_first: the tests that failed at the start, before the whole selection
+        count = len(event["only"])
+        how = f" [by the harness: the {count} test{'s' * (count != 1)} that failed at the start]"
     if event["type"] == "tool_start":
         return f"> {name}({_arguments(event['arguments'])}){how}"
     return f"< {name}: {result_line(event['result'])}"

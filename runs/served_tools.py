@@ -31,15 +31,18 @@ class ServedTools:
         self.queue = [(starts.get((e.get("turn"), e.get("index"), bool(e.get("by_harness"))), {}), e["result"])
                       for e in recording["events"] if e["type"] == "tool_result"]
 
-    def invoke(self, name, arguments, *, time_left=None):
+    def invoke(self, name, arguments, *, time_left=None, only=None):
         # Calls the loop refused never reach us, so skip recorded results until this call's.
+        # `only`: a harness run narrowed to node ids (check_first) is served only for the same ids.
         while self.queue:
             start, result = self.queue.pop(0)
-            if start.get("name") == name and start.get("arguments") == arguments:
+            if (start.get("name") == name and start.get("arguments") == arguments
+                    and start.get("only") == (None if only is None else list(only))):
                 if name == "replace_text" and "replaced" in result:
                     self._edit(arguments)
                 return plain_copy(result)
-        raise RequestDrift(f"{name}({arguments}) was never called in the recording")
+        selection = "" if only is None else f" on {len(only)} selected test(s)"
+        raise RequestDrift(f"{name}({arguments}){selection} was never called in the recording")
 
     def read_file(self, path):
         """What RepoTools.read_file returns of the file as it is now: a big one's first lines."""

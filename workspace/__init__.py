@@ -8,6 +8,8 @@ verdict, safe file writes. In reading order:
 - sandbox.py: the bubblewrap command line and the resource limits pytest_run.py runs under.
 - pytest_output.py: pytest's output read in one place: counts, failures with their E lines and
   frames, the files a traceback blames.
+- test_selection.py: the tests a check of the harness runs first: the start run's failing node
+  ids, and a pytest command narrowed to exactly them.
 - passing.py: when a run's tests pass, against the start run: the one rule of the search's
   choice and the verdict; and the start run, counted by --collect-only when it hung.
 - verdict.py: the independent verdict, on a clean copy that receives only the editable files.
