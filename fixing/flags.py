@@ -77,3 +77,5 @@ def add_offer_flags(parser):
     parser.add_argument("--patch", metavar="FILE", help="where to write the patch (default: beside the recording)")
     parser.add_argument("--output", metavar="FILE", help="where to write the recording (default: fixes/NAME-TIME.json)")
     parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
+    parser.add_argument("--show-model", action="store_true",
+                        help="in a search, stream a running candidate's text as a single run does")
