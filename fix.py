@@ -48,7 +48,7 @@ def main(argv=None):
     except KeyboardInterrupt as stop:  # every stream was closed by the stop; the copies went with the with-block
         kept = getattr(stop, "recording", None)
         kept = f"{ctrl_c.what_ran(kept)} kept in {keep(args.output, kept, warn)}; " if kept else ""
-        ctrl_c.say_stopped(f"interrupted: {kept}the copies were removed; nothing was applied")
+        ctrl_c.say_stopped(f"interrupted: nothing was applied; {kept}the copies were removed")
         return 130
 
 
