@@ -178,7 +178,7 @@ class Candidate:
     def line(self, now, left):
         rate = f" at {self.rate:.1f}/s" if self.rate else ""
         ending = f", {left}" if left else ""
-        return (f"turn {self.turn}, {self.doing}, {self.tokens} tokens{rate}, "
+        return (f"turn {self.turn}, {self.doing}, {self.tokens} token{'' if self.tokens == 1 else 's'}{rate}, "
                 f"{duration(now - self.started)}{ending}")
 
 

@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 
 from runs.printer import Printer
+from runs.recording import load
 from runs.progress import Progress
 from testing.fake_ollama import Stall
 from testing.scripted import done, text
 from tests.processes import Terminal
+from tests.user_repos import make_project, tree_state
 
 pytestmark = pytest.mark.real_pytest_runs
 
@@ -37,7 +39,7 @@ def terminal(fake_ollama, tmp_path, *flags):
 
 
 def copies_left(tmp_path):
-    return [p.name for p in (tmp_path / "tmp").iterdir() if p.name.startswith("coding-loop-")]
+    return [p.name for p in (tmp_path / "tmp").iterdir()]  # the copies, and any test run's scratch
 
 
 def test_a_search_shows_one_status_line_in_place_and_the_model_text_made_inert(fake_ollama, tmp_path):
@@ -51,7 +53,7 @@ def test_a_search_shows_one_status_line_in_place_and_the_model_text_made_inert(f
     out = bytes(shell.output)
     # The status, rewritten in place (carriage return, line cleared), names the candidate, its
     # turn, the tokens streamed so far and the time; then the next candidate's.
-    assert re.search(rb"\r\x1b\[Ksearch: 0 of 2 ended, \d+s; candidate 1 of 2: turn 1, writing, 1 tokens, \ds", out)
+    assert re.search(rb"\r\x1b\[Ksearch: 0 of 2 ended, \d+s; candidate 1 of 2: turn 1, writing, 1 token, \ds", out)
     assert re.search(rb"\r\x1b\[Ksearch: 1 of 2 ended, \d+s; candidate 2 of 2: turn 1", out)
     assert b"--- candidate 1 (--show-model) ---" in out
     assert b"Looking \\x1b]0;owned\\x07" in out and b"\x1b]0;" not in out  # streamed, made inert
@@ -104,3 +106,46 @@ def test_piped_the_status_is_a_plain_line_at_most_every_so_often():
     assert lines == ["search: 0 of 2 ended, 16s; candidate 1 of 2: turn 1, writing, 2 tokens at 1.0/s, 16s",
                      "search: 0 of 2 ended, 31s; candidate 1 of 2: turn 1, writing, 2 tokens at 1.0/s, 31s"]
     assert "\r" not in out.getvalue() and "\x1b" not in out.getvalue()
+
+
+def test_fix_stopped_by_one_ctrl_c_during_its_search_keeps_what_ran_and_applies_nothing(fake_ollama, tmp_path):
+    repo = make_project(tmp_path / "calc")
+    before = tree_state(repo)
+    fake_ollama.play([Stall(40), done()], [Stall(40), done()])
+    (tmp_path / "tmp").mkdir()
+    shell = Terminal([str(HERE / "fix.py"), "--repo", str(repo), "--host", fake_ollama.url, "--candidates", "2",
+                      "--parallel", "2", "--output", str(tmp_path / "out" / "run.json")], HERE,
+                     {**os.environ, "TMPDIR": str(tmp_path / "tmp"), "COLUMNS": "250"})
+    try:
+        assert shell.wait_for(lambda out: len(fake_ollama.requests) == 2)
+        time.sleep(0.3)
+        asked = time.monotonic()
+        shell.press(b"\x03")
+        code, took = shell.exit_code(10), time.monotonic() - asked
+    finally:
+        shell.close()
+    assert code == 130 and took < 5, (code, took, bytes(shell.output)[-400:])
+    kept = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert kept["interrupted"] is True and kept["repository"]["name"] == "calc" and len(kept["candidates"]) == 2
+    assert copies_left(tmp_path) == [] and tree_state(repo) == before
+    assert re.search(rb"interrupted: nothing was applied; the search so far \(0 candidate\(s\) ended, 2 cut off\) "
+                     rb"kept in .*run.json; the copies were removed", bytes(shell.output))
+
+
+def test_a_single_run_stopped_by_ctrl_c_keeps_its_turns_so_far(fake_ollama, tmp_path):
+    fake_ollama.play([text("Reading"), Stall(40), done()])
+    (tmp_path / "tmp").mkdir()
+    shell = Terminal([str(HERE / "record_run.py"), "--host", fake_ollama.url, "--output", str(tmp_path / "run.json")],
+                     HERE, {**os.environ, "TMPDIR": str(tmp_path / "tmp")})
+    try:
+        assert shell.wait_for(lambda out: b"Reading" in out)
+        shell.press(b"\x03")
+        assert shell.exit_code(10) == 130
+    finally:
+        shell.close()
+    kept = json.loads((tmp_path / "run.json").read_text())
+    assert kept["interrupted"] is True and kept["stop"]["reason"] == "interrupted"
+    assert kept["turns"][0]["chunks"][0]["message"]["content"] == "Reading" and copies_left(tmp_path) == []
+    assert b"interrupted: the run so far (1 turn(s)) kept in" in bytes(shell.output)
+    with pytest.raises(ValueError, match="interrupted before its verdict: it is kept to be read, and cannot be replayed"):
+        load(tmp_path / "run.json")  # replay.py says so in one line
