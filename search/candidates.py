@@ -11,6 +11,10 @@ It returns a recording's body: the chosen run's fields at the top, exactly as ru
 gives them (so every reader of a recording works unchanged), every candidate that ran under
 "candidates", and what the search did under "search".
 
+A stop (Ctrl-C, SIGTERM, SIGHUP) has already closed every candidate's stream and test run
+(runs/ctrl_c.py): each running candidate ends at once, and run_search raises ctrl_c.Interrupted
+with a partial body, marked interrupted: the candidates that ended, and those cut off.
+
 What this file deliberately is not: a model (`chat_for(index, url)` builds each candidate's
 chat and says its seed) or a scheduler of servers (search/servers.py hands out the slots).
 """
