@@ -13,20 +13,20 @@ started stops it. Nothing else in the repository ever changes: no test runs ther
 0 nothing to fix, or applied; 1 bad input (one line); 2 bad flags; 3 recorded, nothing applied.
 
 What this file deliberately is not: a git client (it never commits, branches or stashes) or a way
-to change tests. Its pieces are in fixing/ (its door lists them in reading order). Ctrl-C and
-SIGTERM end a run alike: the temporary copies go, nothing is applied.
+to change tests. Its pieces are in fixing/ (its door lists them in reading order). Ctrl-C,
+SIGTERM and SIGHUP (the terminal closed) end a run alike, at once: what ran is written to
+--output marked interrupted, the temporary copies go, nothing is applied.
 """
-import sys
 import tempfile
 from pathlib import Path
 
-from evaluation.workers import stop_on_sigterm
 from fixing.first_steps import prepare
 from fixing.flags import parse_args
 from fixing.offer import offer
 from fixing.repo import RepoProblem, git_state
 from fixing.task import task_spec
 from local_model import ModelUnavailable
+from runs import ctrl_c
 from runs.adapters import check_servers, make_model
 from runs.printer import Printer, fail, run_cli, warn
 from runs.recording import keep, recording_of, run_recorded
@@ -41,12 +41,14 @@ def main(argv=None):
     except ValueError as error:
         return fail(error)
     try:
-        with stop_on_sigterm():  # a `kill`, `timeout` or cancelled CI job cleans up as Ctrl-C does
+        with ctrl_c.stop_on_signals():  # a `kill`, `timeout`, cancelled CI job or closed terminal: as Ctrl-C
             return fix(args)
     except RepoProblem as problem:
         return fail(problem)
-    except KeyboardInterrupt:  # the loop closed its stream; the temporary copies go with the with-block
-        print("\ninterrupted: nothing was applied", file=sys.stderr)
+    except KeyboardInterrupt as stop:  # every stream was closed by the stop; the copies went with the with-block
+        kept = getattr(stop, "recording", None)
+        kept = f"{ctrl_c.what_ran(kept)} kept in {keep(args.output, kept, warn)}; " if kept else ""
+        ctrl_c.say_stopped(f"interrupted: nothing was applied; {kept}the copies were removed")
         return 130
 
 
@@ -71,20 +73,30 @@ def run(args, prepared, folder, show):
     except ModelUnavailable as error:
         raise RepoProblem(str(error)) from None
     repo, task, start, tools, localization = prepared
-    if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
-        body, model, tools = search_live(choice, task, args.settings, start, folder, localization=localization,
-                                         say=show.line, sandbox_mode=args.sandbox_mode,
-                                         all_candidates=args.all_candidates)
-        if body is None:
-            raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
-    else:
-        model = make_model(choice)
-        body = run_recorded(model, tools, args.settings, start_tests=start, localization=localization, on_event=show)
+    try:
+        if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
+            body, model, tools = search_live(choice, task, args.settings, start, folder, localization=localization,
+                                             show=show, sandbox_mode=args.sandbox_mode,
+                                             all_candidates=args.all_candidates, show_model=args.show_model)
+            if body is None:
+                raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
+        else:
+            model = make_model(choice)
+            body = run_recorded(model, tools, args.settings, start_tests=start, localization=localization,
+                                on_event=show)
+    except ctrl_c.Interrupted as stop:  # what ran is kept, marked interrupted (main writes it)
+        stop.recording = labelled(stop.partial, choice, info, make_model(choice), prepared, args)
+        raise
+    return labelled(body, choice, info, model, prepared, args), tools
+
+
+def labelled(body, choice, info, model, prepared, args):
+    """The recording of `body`: its model, server and adapter, and the repository it repairs."""
     recording = recording_of(body, source=choice.source, about=choice.about, model=info,
                              server=choice.server(model.url), adapter=model.recorded())
-    recording.update(repository={"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
-                     task_spec=task_spec(task, args.tests))
-    return recording, tools
+    recording.update(repository={"name": prepared.repo.name, "path": str(prepared.repo),
+                                 **(git_state(prepared.repo) or {})}, task_spec=task_spec(prepared.task, args.tests))
+    return recording
 
 
 if __name__ == "__main__":

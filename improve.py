@@ -88,7 +88,10 @@ def choose_tasks(parser, args):
 def start_settings(text):
     """The starting configuration: a named one (settings/: weak, plain, levers, ...; `default` is
     plain, the loop's own defaults) or a settings file."""
-    return load_settings("plain" if text == "default" else text)
+    try:
+        return load_settings("plain" if text == "default" else text)
+    except ValueError as error:  # it names --settings, the alias; the user typed (and the help shows) --start
+        raise ValueError(str(error).replace("--settings ", "--start ", 1)) from None
 
 
 def main(argv=None):

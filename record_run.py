@@ -23,6 +23,7 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
+from runs import ctrl_c
 from runs.adapters import check_servers, make_model
 from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from localizing.ranking import when_asked
@@ -42,6 +43,8 @@ def parse_args(argv=None):
     add_task_flags(parser)
     parser.add_argument("--output", default=None, help="where to write it (default: a new recordings/live-TIME.json)")
     parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
+    parser.add_argument("--show-model", action="store_true",
+                        help="in a search, stream a running candidate's text as a single run does")
     parser.add_argument("--require-sandbox", action="store_true", help="refuse to run tests unsandboxed")
     args = parsed(parser, argv)
     args.task = load_task(args.task, args.tasks_dir)
@@ -72,7 +75,9 @@ def main(argv=None):
         args.model, info = check_servers(args.model)
     except ModelUnavailable as error:
         return fail(error)
-    with tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
+    stopped = None
+    # SIGTERM (`kill`, CI) and SIGHUP (the terminal closed) stop as Ctrl-C does: what ran is kept, the copies go.
+    with ctrl_c.stop_on_signals(), tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
         try:
             tools = RepoTools(fresh_copy(args.task, folder), task=args.task, sandbox_mode=args.sandbox_mode)
         except OSError as error:
@@ -81,9 +86,11 @@ def main(argv=None):
         show = Printer(show_thinking=args.show_thinking)
         try:
             body, model = record(args, info, tools, Path(folder), show)
-        except KeyboardInterrupt:  # the loop has closed its stream on the way out
-            print("\ninterrupted: nothing was written", file=sys.stderr)
-            return 130
+        except KeyboardInterrupt as stop:  # every stream was closed by the stop; the copies go with the with-block
+            stopped = kept_interrupted(args, info, stop)
+    if stopped is not None:
+        ctrl_c.say_stopped(f"interrupted: {stopped}; the copies were removed")
+        return 130
     if body is None:
         return fail("every model server failed before one candidate could start; nothing was written")
     return write(args, model, info, body, show)
@@ -102,13 +109,25 @@ def record(args, info, tools, folder, show):
     if localization is not None:
         show.line(localization_line(localization))
     if args.settings.candidates > 1:  # several candidates, chosen by the tests
-        body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, say=show.line,
+        body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, show=show,
                                      localization=localization, sandbox_mode=args.sandbox_mode,
-                                     all_candidates=args.all_candidates)
+                                     all_candidates=args.all_candidates, show_model=args.show_model)
         return body, model
     model = make_model(args.model)
     return run_recorded(model, tools, args.settings, start_tests=start_tests, localization=localization,
                         on_event=show), model
+
+
+def kept_interrupted(args, info, stop):
+    """Write what an interrupted run did (ctrl_c.Interrupted's partial recording, marked
+    interrupted) to --output; say where, or that nothing had run yet."""
+    partial = getattr(stop, "partial", None)
+    if not isinstance(partial, dict) or "task_name" not in partial:
+        return "nothing was written (no run had started)"
+    model = make_model(args.model)
+    recording = recording_of(partial, source=args.model.source, about=args.model.about, model=info,
+                             server=args.model.server(model.url), adapter=model.recorded())
+    return f"{ctrl_c.what_ran(partial)} kept in {clean(keep(args.output, recording, warn))}"
 
 
 def write(args, model, info, body, show):

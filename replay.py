@@ -153,6 +153,11 @@ def main(argv=None):
     paths = args.paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
     if not paths:
         return fail(f"no recordings in {RECORDINGS}")
+    for path in paths:  # a mistyped name is one line, not an [Errno 2] and a table of one ERROR
+        if Path(path).is_dir():
+            return fail(f"{path} is a folder; name the recordings in it ({path}/*.json)")
+        if not Path(path).exists():
+            return fail(f"{path}: no such file")
     if not args.served and importlib.util.find_spec("pytest") is None:
         return fail(f"pytest is not installed for {sys.executable}; run "
                      "`pip install -r requirements-lock.txt` in this environment first")

@@ -1,8 +1,9 @@
 """fix.py's command line: the shared model and loop flags (runs/flags.py), plus its own.
 
 `--tests` takes pytest's arguments as one string (split like a shell would), because they
-are pytest's, not ours: `--tests "tests/test_parse.py -k dates"`. An argument that starts
-with "-" needs the `=` form: `--tests="-k dates"`.
+are pytest's, not ours: `--tests "tests/test_parse.py -k dates"`. A value that starts with "-"
+is taken as written too (`--tests "-v"`, `--tests "-k dates"`), though argparse would read it as
+a flag: it is attached to --tests before parsing, unless it is one of fix.py's own flags.
 
 `parse_args` gives the model (a ModelChoice) and the settings (a LoopSettings) as typed values,
 built once (runs/flags.py: a bad settings file is a ValueError, which fix.py prints in one line).
@@ -13,6 +14,7 @@ fixing/) or a config file reader (settings/ is).
 import datetime
 import re
 import shlex
+import sys
 from pathlib import Path
 
 from runs.flags import add_loop_flags, add_model_flags, parsed, positive
@@ -30,7 +32,7 @@ def parse_args(argv=None):
     add_model_flags(parser)
     add_loop_flags(parser, settings="small-model-explain")  # a user who wants a repair gets what measured best
     add_offer_flags(parser)
-    args = parsed(parser, argv)
+    args = parsed(parser, pytest_value_attached(parser, sys.argv[1:] if argv is None else argv))
     try:
         args.tests = shlex.split(args.tests)
     except ValueError as error:
@@ -39,6 +41,18 @@ def parse_args(argv=None):
     args.patch = args.patch or str(Path(args.output).with_suffix(".patch"))
     args.sandbox_mode = "require" if args.require_sandbox else "auto"
     return args
+
+
+def pytest_value_attached(parser, argv):
+    """`argv` with `--tests VALUE` written `--tests=VALUE` when VALUE starts with "-" and is not
+    a flag of fix.py's own (argparse refuses such a value as "expected one argument")."""
+    argv, ours = list(argv), set(parser._option_string_actions)
+    for at, word in enumerate(argv[:-1]):
+        value, first = argv[at + 1], argv[at + 1].split("=")[0].split()[:1]  # `--api` of `--api=openai`
+        if word == "--tests" and value.startswith("-") and first and first[0] not in ours:
+            argv[at:at + 2] = [f"--tests={value}"]
+            break
+    return argv
 
 
 def new_output(name):
@@ -77,3 +91,5 @@ def add_offer_flags(parser):
     parser.add_argument("--patch", metavar="FILE", help="where to write the patch (default: beside the recording)")
     parser.add_argument("--output", metavar="FILE", help="where to write the recording (default: fixes/NAME-TIME.json)")
     parser.add_argument("--show-thinking", action="store_true", help="print the model's thinking too")
+    parser.add_argument("--show-model", action="store_true",
+                        help="in a search, stream a running candidate's text as a single run does")

@@ -5,6 +5,7 @@ stand in for a real one. In reading order:
   servers, options), checked when it is made and passed everywhere a model is needed.
 - adapter_http.py: what both adapters share: `ModelUnavailable` (the one error a command line
   reports) and a deadline on every HTTP request, whatever the server sends.
+- closing.py: every open model connection, and closing them all at once (a stop in any thread).
 - openai_stream.py: a Chat Completions stream read into Ollama-shaped chunks, and the loop's
   history written back as Chat Completions messages (openai_model.py's wire work).
 - scripted_turns.py: scripted model turns: the chunk builders and `ScriptedTurns`, a queue.

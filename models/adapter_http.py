@@ -21,6 +21,8 @@ import time
 import httpx
 import httpx2  # the openai SDK's fork of httpx: DeadlineTransport serves both
 
+from models.closing import closable
+
 # A request ends this long after the deadline, so the loop, whose own budget started a moment
 # after the adapter's, finds its budget spent when the request fails and names the deadline.
 PAST_DEADLINE = 0.25
@@ -66,7 +68,7 @@ def plain_transport(http_library):
     built the library's own default way. Building one loads the certificate bundle, about 20 ms
     of CPU, and a model object is made for each attempt, candidate and check: most of them talk
     plain HTTP to a local server and would never use it."""
-    return http_library.HTTPTransport(verify=tls_context(http_library))
+    return closable(http_library.HTTPTransport(verify=tls_context(http_library)))  # a stop closes its streams
 
 
 @functools.cache

@@ -6,7 +6,9 @@ flags every command line shares. In reading order:
 - replay_check.py: comparing a replay with its recording, and naming where they part.
 - served_tools.py: tools that answer each call with its recorded result (a served replay).
 - printer.py: events on a terminal, with everything the model controls made inert.
-- ctrl_c.py: a Ctrl-C that is never lost: remembered, and looked at by the long loops.
+- ctrl_c.py: a stop (Ctrl-C, SIGTERM, SIGHUP) that is never lost and takes effect at once: every
+  model stream and test run closed, what ran kept (`Interrupted`).
+- progress.py: a search's status line on the terminal (turn, tokens, rate, time, an estimate).
 - replay_table.py: a replay printed: each recording's transcript, then the closing table.
 - flags.py: the flags every command line shares, parsed once into typed values: the model
   (a models.choice.ModelChoice) and the settings (a LoopSettings).

@@ -141,7 +141,9 @@ def model_choice(parser, args, built_in=None):
         parser.error("--base-url is for --api openai; for Ollama pass --host")
     if args.api == "openai" and args.host:
         parser.error("--host is for --api ollama; for an OpenAI-compatible server pass --base-url")
-    urls = args.base_url or args.host
+    # A base URL without a scheme (`127.0.0.1:8080/v1`) means http, as Ollama's SDK already reads
+    # a --host; the openai SDK would fail on it and the server that answers would be called absent.
+    urls = [url if "://" in url else f"http://{url}" for url in args.base_url or []] or args.host
     if args.scripted and not urls and built_in is None:
         parser.error("--scripted needs the server that plays the script: pass --host or --base-url")
     given = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict", "parallel",

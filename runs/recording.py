@@ -102,7 +102,11 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     start_tests = start_tests or start_run(tools)
     localization = localization if localization is not None else when_asked(settings, tools, start_tests)
     start_s = round(time.perf_counter() - started, 4)
-    run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event, focus=focus_of(localization))
+    try:
+        run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event, focus=focus_of(localization))
+    except ctrl_c.Interrupted as stop:
+        head = body_head(tools, settings, prompt, sample, start_tests, localization)
+        raise ctrl_c.Interrupted(interrupted_body(stop.partial, head)) from None
     started = time.perf_counter()
     judged = judge(tools, start_tests)
     return {**body_head(tools, settings, prompt, sample, start_tests, localization), **judged,
@@ -117,17 +121,31 @@ def record_loop(chat, tools, settings, prompt, start_tests, *, on_event=None, ca
     if hasattr(chat, "with_deadline"):  # a model adapter: the run starts now, and its requests end with it
         chat = chat.with_deadline(settings.deadline)
     recorder, events, tool_s = Recorder(chat), [], []
-    for event in agent_events(recorder, tools, prompt, settings, start_tests=start_tests, focus=focus, cancel=cancel):
-        ctrl_c.check()  # a Ctrl-C dropped during a test run's fork stops the run here (closing its stream)
-        if event["type"] == "tool_start":
-            tool_started = time.perf_counter()
-        elif event["type"] == "tool_result":
-            tool_s.append(round(time.perf_counter() - tool_started, 4))
-        events.append(event)
-        if on_event:
-            on_event(event)
+    run = agent_events(recorder, tools, prompt, settings, start_tests=start_tests, focus=focus, cancel=cancel)
+    try:
+        for event in run:
+            ctrl_c.check()  # a Ctrl-C dropped during a test run's fork stops the run here (closing its stream)
+            if event["type"] == "tool_start":
+                tool_started = time.perf_counter()
+            elif event["type"] == "tool_result":
+                tool_s.append(round(time.perf_counter() - tool_started, 4))
+            events.append(event)
+            if on_event:
+                on_event(event)
+    except KeyboardInterrupt:  # what the run did so far goes with the stop, to be kept
+        run.close()  # its stream closes now, not when the traceback is dropped
+        turn = sum(1 for event in events if event["type"] == "model_start")
+        raise ctrl_c.Interrupted({"turns": recorder.turns, "events": events,
+                           "stop": {"type": "stopped", "turn": turn, "reason": "interrupted"},
+                           "timings": {"model_s": recorder.model_s, "tool_s": tool_s}}) from None
     return {"turns": recorder.turns, "events": events, "stop": events[-1],
             "timings": {"model_s": recorder.model_s, "tool_s": tool_s}}
+
+
+def interrupted_body(partial, head):
+    """A partial recording body: `head` (body_head's), what ran, `"interrupted": true`. It has no
+    verdict (nothing was judged), so runs/recording_check.py refuses to replay it."""
+    return {**head, **partial, "interrupted": True}
 
 
 def body_head(tools, settings, prompt, sample, start_tests, localization=None):

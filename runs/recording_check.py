@@ -30,6 +30,8 @@ def check_recording(recording, expected_format):
         return f"a recording is a JSON object, not a {type(recording).__name__}"
     if recording.get("format") != expected_format:
         return f"format is {str(recording.get('format'))[:40]!r}, expected {expected_format!r}"
+    if recording.get("interrupted") is True:
+        return "the run was interrupted before its verdict: it is kept to be read, and cannot be replayed"
     if recording.get("source") not in ("live", "scripted"):
         return f"source must be 'live' or 'scripted', not {str(recording.get('source'))[:40]!r}"
     for key, fits in TOP_LEVEL.items():

@@ -11,6 +11,10 @@ It returns a recording's body: the chosen run's fields at the top, exactly as ru
 gives them (so every reader of a recording works unchanged), every candidate that ran under
 "candidates", and what the search did under "search".
 
+A stop (Ctrl-C, SIGTERM, SIGHUP) has already closed every candidate's stream and test run
+(runs/ctrl_c.py): each running candidate ends at once, and run_search raises ctrl_c.Interrupted
+with a partial body, marked interrupted: the candidates that ended, and those cut off.
+
 What this file deliberately is not: a model (`chat_for(index, url)` builds each candidate's
 chat and says its seed) or a scheduler of servers (search/servers.py hands out the slots).
 """
@@ -20,7 +24,8 @@ from pathlib import Path
 
 from repo_tools import RepoTools
 from localizing.ranking import when_asked
-from runs.recording import body_head, focus_of, record_loop, sample_hashes
+from runs import ctrl_c
+from runs.recording import body_head, focus_of, interrupted_body, record_loop, sample_hashes
 from search.choice import choose, closest, eligible
 from search.servers import LOSSES_IN_A_ROW, lost_to_server
 from workspace.passing import start_run
@@ -47,21 +52,25 @@ class CancelChecks:
 
 
 def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_tests=None, localization=None,
-               all_candidates=False, sandbox_mode="auto", on_candidate=None):
+               all_candidates=False, sandbox_mode="auto", on_candidate=None, on_event=None):
     """Run the search; return (the recording body (see the module docstring), the tools of the run
     it shows at the top, whose copy holds its edits), or (None, None) when no candidate could
     start because every server had failed. The localization (None: found here, once, when the
-    settings ask) starts every candidate with the same `focus`."""
+    settings ask) starts every candidate with the same `focus`. `on_event(index, event)` sees
+    every candidate's events as they come (from its thread). A stop (Ctrl-C, SIGTERM) raises
+    ctrl_c.Interrupted with a partial body: the candidates that ended, and those cut off."""
     folder = Path(folder)
     first = RepoTools(fresh_copy(task, folder / "start"), task=task, sandbox_mode=sandbox_mode)
     sample, prompt = sample_hashes(first.root), task.prompt() if prompt is None else prompt
     start_tests = start_tests or start_run(first)
     localization = localization if localization is not None else when_asked(settings, first, start_tests)
     search = Search(task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates, sandbox_mode)
-    search.focus = focus_of(localization)
+    search.focus, search.on_event = focus_of(localization), on_event
 
     def one(index):
         found = search.candidate(index)
+        if found:
+            search.ended.append(found[0])
         if found and on_candidate:
             on_candidate(found[0])
         return found
@@ -69,9 +78,12 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
     with ThreadPoolExecutor(settings.candidates, thread_name_prefix="candidate") as pool:
         try:
             ran = [found for found in pool.map(one, range(1, settings.candidates + 1)) if found]
-        except BaseException:  # Ctrl-C, SIGTERM: no candidate starts, running ones stop at their next check
+        except BaseException as stop:  # Ctrl-C, SIGTERM: no candidate starts, running ones stop now
             search.call_off()
-            raise
+            if not isinstance(stop, KeyboardInterrupt):
+                raise
+            head = body_head(first, settings, prompt, sample, start_tests, localization)
+            raise ctrl_c.Interrupted(interrupted_body(search.partial(), head)) from None
     if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
         return None, None
     return _body(task, settings, prompt, sample, (start_tests, localization), first, ran, all_candidates, search.named)
@@ -90,7 +102,8 @@ class Search:
         self.over, self.named = threading.Event(), []  # a candidate passed; the servers that failed
         self.stopping = threading.Event()  # the whole search was interrupted (Ctrl-C, SIGTERM)
         self.started, self.running, self.turn = 0, 0, threading.Condition()
-        self.focus = None  # the ranked definitions every candidate starts with (localizing/)
+        self.focus, self.on_event = None, None  # the ranked definitions every candidate starts with (localizing/)
+        self.ended, self.cut_off = [], []  # the records of candidates that ended, and of those a stop cut off
 
     def call_off(self):
         """The search was interrupted: no candidate starts, and this returns once the running ones
@@ -99,6 +112,12 @@ class Search:
         self.stopping.set()
         with self.turn:
             self.turn.wait_for(lambda: self.running == 0)
+
+    def partial(self):
+        """What an interrupted search keeps: every candidate that ended or was cut off, by index."""
+        records = sorted([*self.ended, *self.cut_off], key=lambda record: record["index"])
+        return {"candidates": records, "search": {"candidates": self.settings.candidates, "interrupted": True,
+                                                  "ended": len(self.ended), "servers_failed": self.named}}
 
     def candidate(self, index):
         """(candidate record, its tools) for one trajectory, or None when it never started. A
@@ -134,8 +153,14 @@ class Search:
         chat, seed = self.chat_for(index, url)
         tools = RepoTools(fresh_copy(self.task, self.folder / f"candidate-{index}-{tries}"), task=self.task,
                           sandbox_mode=self.sandbox_mode)
-        checks = CancelChecks(self.over, self.stopping)
-        run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks, focus=self.focus)
+        checks = CancelChecks(self.over, self.stopping, ctrl_c.pressed)  # pressed: set before the stream is closed
+        shown = self.on_event and (lambda event: self.on_event(index, event))
+        try:
+            run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks,
+                              focus=self.focus, on_event=shown)
+        except ctrl_c.Interrupted as stop:
+            self.cut_off.append({"index": index, "seed": seed, "server": url, **stop.partial})
+            raise
         record = {"index": index, "seed": seed, "server": url, **run}
         if lost_to_server(run["stop"]):
             if self.servers.lost(url, run["stop"].get("error")):
@@ -147,6 +172,9 @@ class Search:
         if self.stopping.is_set():  # interrupted: the attempt is dropped, no more test runs
             return record, tools
         tests = tools.run_tests()
+        if ctrl_c.pressed.is_set():  # a stop killed these tests: the run is kept, its tests are not
+            self.cut_off.append({**record, "tests_interrupted": True})
+            raise KeyboardInterrupt
         record.update({**_changed(tools), "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}})
         if eligible(record, self.task, self.start_tests) and not self.all_candidates:
             self.over.set()

@@ -140,7 +140,10 @@ def test_an_unknown_task_or_folder_names_what_there_is(tmp_path):
     make_task(tmp_path)
     with pytest.raises(ValueError, match=r"no task 'halving' in .*; tasks: doubling$"):
         load_task("halving", tmp_path)
+    (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match=r"tasks: \(none\)$"):
+        load_task("doubling", tmp_path / "empty")
+    with pytest.raises(ValueError, match=r"^--tasks-dir .*missing does not exist$"):  # the mistake, named
         load_task("doubling", tmp_path / "missing")
 
 

@@ -28,6 +28,7 @@ from workspace.files import remove_tree
 from workspace.pytest_output import counts
 
 OUTPUT_CHARS = 4000
+RUNNING = set()  # the process groups of the test runs under way (a search runs several, in threads)
 HEAD_CHARS = 1000    # pytest's first lines (collection errors) matter as much as its summary
 KEEP_BYTES = 16_000  # enough for 4,000 characters of any UTF-8 text, at each end
 # A fixed command: no bytecode, no cache, no config and no conftest.py from parent folders
@@ -116,6 +117,7 @@ def run_bounded(command, cwd, env, timeout, limits):
         command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, start_new_session=True,  # its own group, so we can kill all of it
         preexec_fn=lambda: sandbox.apply_limits(limits))
+    RUNNING.add(process.pid)
     kept, done_reading = {"head": bytearray(), "tail": bytearray(), "cut": 0}, threading.Event()
     reader = threading.Thread(target=_keep_ends, args=(process.stdout, kept, done_reading), daemon=True)
     reader.start()
@@ -132,6 +134,7 @@ def run_bounded(command, cwd, env, timeout, limits):
         _kill_group(process.pid)
         waiter.join()
         process.wait()
+        RUNNING.discard(process.pid)
     # A child that escaped the group (it can, without the sandbox) may hold the pipe open:
     # read what comes for a moment, then stop reading, whatever it does.
     reader.join(timeout=0.5)
@@ -158,6 +161,13 @@ def _keep_ends(pipe, kept, done_reading):
         if len(tail) > KEEP_BYTES:
             kept["cut"] += len(tail) - KEEP_BYTES
             del tail[:-KEEP_BYTES]
+
+
+def kill_running():
+    """Kill every test run of this process now (a stop: runs/ctrl_c.py). A search runs tests in
+    threads, which no signal reaches; each such run returns at once, killed."""
+    for pid in list(RUNNING):
+        _kill_group(pid)
 
 
 def _kill_group(pid):

@@ -79,7 +79,11 @@ def load_task(name=SAMPLE_TASK, tasks_dir=None):
 
 
 def _folder(tasks_dir):
-    return TASKS if tasks_dir is None else Path(tasks_dir).resolve()
+    if tasks_dir is None:
+        return TASKS
+    if not Path(tasks_dir).is_dir():  # named as the mistake, not as a folder with no task in it
+        raise ValueError(f"--tasks-dir {tasks_dir} {'is not a folder' if Path(tasks_dir).exists() else 'does not exist'}")
+    return Path(tasks_dir).resolve()
 
 
 def fresh_copy(task, folder):
