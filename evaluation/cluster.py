@@ -41,6 +41,7 @@ from workspace import sandbox
 from workspace.files import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
+PROBE_SECONDS = 60  # for each node to say whether it has the sandbox (a first worker starts in seconds)
 RETRIES = 3  # tries Ray gives a task whose worker or node died: a crash is the machine's, not the model's
 # Not sent to the nodes: no attempt reads them, and Ray refuses a working_dir over its size limit.
 LEFT_BEHIND = [".git", ".venv", "venv", "__pycache__", "measurements", "recordings", "evaluations",
@@ -56,8 +57,8 @@ class Cluster:
         if not ray.is_initialized():  # once per process: improve.py evaluates many times
             ray.init(address=address, runtime_env={"working_dir": str(ROOT), "excludes": LEFT_BEHIND},
                      include_dashboard=False, log_to_driver=False, configure_logging=False)
-        self.require_sandbox = require_sandbox
         self.nodes = check_nodes(require_sandbox, say)
+        self.all_nodes = len(self.nodes) == sum(node["Alive"] for node in ray.nodes())
         self.cpus = max(1, int(sum(node["Resources"].get("CPU", 0) for node in ray.nodes()
                                    if node["Alive"] and node["NodeID"] in self.nodes)))
 
@@ -87,27 +88,34 @@ class Cluster:
 
     def _options(self):
         options = {"max_retries": RETRIES, "retry_exceptions": False}
-        if self.require_sandbox:  # only the nodes that have the sandbox
+        if not self.all_nodes:  # only the nodes that may get work (the sandboxed ones, those that answered)
             options["label_selector"] = {"ray.io/node-id": f"in({','.join(self.nodes)})"}
         return options
 
 
 def check_nodes(require_sandbox, say):
-    """{node_id: sandbox} of the alive nodes, each asked on the node itself; the nodes without a
-    sandbox are named. With `require_sandbox` only sandboxed nodes are returned (a ValueError
-    when none is left)."""
+    """{node_id: sandbox} of the nodes that may get work, each asked on the node itself. A node
+    without the sandbox is named (and left out with `require_sandbox`); one that does not answer
+    in PROBE_SECONDS (its workers cannot start) is named and left out. A ValueError when none is left."""
     alive = [node for node in ray.nodes() if node["Alive"]]
     asks = [_probe.options(label_selector={"ray.io/node-id": node["NodeID"]}).remote() for node in alive]
+    answered, _ = ray.wait(asks, num_returns=len(asks), timeout=PROBE_SECONDS)
     found = {}
-    for node, (host, kind, why) in zip(alive, ray.get(asks)):
-        found[node["NodeID"]] = kind
+    for node, ask in zip(alive, asks):
+        where = node["NodeManagerAddress"]
+        if ask not in answered:
+            ray.cancel(ask, force=True)
+            say(f"node {where} did not answer in {PROBE_SECONDS} s (can its workers start?): it is sent no work")
+            continue
+        host, kind, why = ray.get(ask)
         if kind == "none":
             left = "it is sent no work (--require-sandbox)" if require_sandbox else "its tests run unsandboxed"
-            say(f"node {host} ({node['NodeManagerAddress']}) has no sandbox: {why}; {left}")
-    if require_sandbox:
-        found = {node: kind for node, kind in found.items() if kind != "none"}
-        if not found:
-            raise ValueError("no node of the cluster has the sandbox (install bubblewrap), and --require-sandbox was given")
+            say(f"node {host} ({where}) has no sandbox: {why}; {left}")
+        if kind != "none" or not require_sandbox:
+            found[node["NodeID"]] = kind
+    if not found:
+        raise ValueError("no node of the cluster can take work" + (
+            " with the sandbox (install bubblewrap there, or drop --require-sandbox)" if require_sandbox else ""))
     return found
 
 
