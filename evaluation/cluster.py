@@ -110,7 +110,7 @@ def check_nodes(require_sandbox, say):
         host, kind, why = ray.get(ask)
         if kind == "none":
             left = "it is sent no work (--require-sandbox)" if require_sandbox else "its tests run unsandboxed"
-            say(f"node {host} ({where}) has no sandbox: {why}; {left}")
+            say(f"node {host} ({where}) has no sandbox ({why.split(';')[0]}): {left}")
         if kind != "none" or not require_sandbox:
             found[node["NodeID"]] = kind
     if not found:
