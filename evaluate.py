@@ -2,8 +2,10 @@
 
     python evaluate.py --scripted --jobs 2                     # offline: shipped scripted attempts
     python evaluate.py --api openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder-1.5b --attempts 3
+    python evaluate.py --scripted --ray auto                    # every attempt a Ray task on the cluster
 
-Each attempt runs on a fresh copy of its task, in a worker process, and is saved as
+Each attempt runs on a fresh copy of its task, in a worker process (with --ray, a Ray task on
+any node of a cluster: evaluation/cluster.py), and is saved as
 `OUT/attempts/<task>-<k>.json` (a recording plus its grades) the moment it finishes; then
 `OUT/summary.json` and `OUT/report.html` are rewritten, so the page shows the run as it goes.
 A finished attempt is never redone: run the same command again to resume. Attempts lost to the
@@ -22,7 +24,8 @@ from evaluation.grades import markdown_table
 from evaluation.runner import Evaluation, evaluate, git_state
 from local_model import ModelUnavailable
 from runs.adapters import check_servers
-from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed, positive
+from runs.flags import (add_cluster_flags, add_loop_flags, add_model_flags, add_task_flags, cluster_choice,
+                        local_sandbox_problem, parsed, positive)
 from runs.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 
@@ -36,7 +39,9 @@ def parse_args(argv):
     add_task_flags(parser, choose=False)
     parser.add_argument("--tasks", default="all", help="all, or names separated by commas")
     parser.add_argument("--attempts", type=positive(int), default=1, metavar="K", help="attempts per task")
-    parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
+    parser.add_argument("--jobs", type=positive(int), metavar="N",
+                        help="attempts run at once (default: 1; with --ray, the cluster's CPUs)")
+    add_cluster_flags(parser)
     parser.add_argument("--out", help="output folder (default: a new evaluations/TIME); an existing one is resumed")
     args = parsed(parser, argv, built_in="attempts")
     try:
@@ -48,6 +53,10 @@ def parse_args(argv):
     if unknown or not names:
         parser.error(f"unknown task {', '.join(unknown) or '(none)'}; tasks: {', '.join(known) or '(none)'}")
     args.tasks = tuple(load_task(name, args.tasks_dir) for name in names)
+    problem = local_sandbox_problem(args)
+    if problem:
+        raise ValueError(problem)
+    args.cluster = cluster_choice(args)
     args.out = Path(args.out or f"evaluations/{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
     return args
 
@@ -61,11 +70,12 @@ def main(argv=None):
         model, info = check_servers(args.model)
     except ModelUnavailable as error:
         return fail(error)
-    evaluation = Evaluation(args.out, args.tasks, args.attempts, args.settings, model, args.jobs,
-                            all_candidates=args.all_candidates)
+    jobs = args.jobs or (None if args.cluster else 1)  # on a cluster: its CPUs
+    evaluation = Evaluation(args.out, args.tasks, args.attempts, args.settings, model, jobs,
+                            all_candidates=args.all_candidates, cluster=args.cluster)
     try:
         result = evaluate(evaluation, info, *git_state())  # once: every attempt runs this same code
-    except FolderProblem as error:
+    except (FolderProblem, ValueError) as error:  # ValueError: no node of the cluster has the sandbox
         return fail(error)
     except KeyboardInterrupt:
         print(f"\ninterrupted: finished attempts are kept in {clean(str(args.out))}; "

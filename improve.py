@@ -27,7 +27,8 @@ from local_model import ModelUnavailable
 from outer_loop.climb import LostAttempts, Plan, run_improvement
 from outer_loop.rederive import replay_improvement
 from runs.adapters import check_servers, make_model
-from runs.flags import add_model_flags, add_task_flags, parsed, positive
+from runs.flags import (add_cluster_flags, add_model_flags, add_task_flags, cluster_choice, local_sandbox_problem,
+                        parsed, positive)
 from runs.printer import OneLineParser, clean, fail, run_cli
 from settings.named import load_settings
 from workspace.task_catalog import load_task, task_names
@@ -52,7 +53,9 @@ def parse_args(argv):
                         help="the starting configuration: a named one (weak, plain, levers, small-model; default "
                              "means plain) or a JSON file of settings (default weak)")
     parser.add_argument("--improver", choices=("rules", "model"), default="rules")
-    parser.add_argument("--jobs", type=positive(int), default=1, metavar="N", help="attempts run at once")
+    parser.add_argument("--jobs", type=positive(int), metavar="N",
+                        help="attempts run at once (default: 1; with --ray, the cluster's CPUs)")
+    add_cluster_flags(parser)
     parser.add_argument("--out", help="output folder (default: a new improvements/TIME); an existing one is resumed")
     parser.add_argument("--replay", metavar="DIR", help="re-run a finished improvement from its recordings and check it")
     parser.add_argument("--served", action="store_true",
@@ -63,6 +66,11 @@ def parse_args(argv):
         parser.error("--served goes with --replay DIR")
     if not 0 < args.target <= 1:
         parser.error(f"--target is a pass rate above 0 and at most 1, not {args.target}")
+    problem = local_sandbox_problem(args)
+    if problem:
+        raise ValueError(problem)
+    args.cluster = cluster_choice(args)
+    args.jobs = args.jobs or (None if args.cluster else 1)  # on a cluster: its CPUs
     args.out = Path(args.out or f"improvements/{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}")
     if not args.replay:  # a replay reads all it needs from the improvement it re-derives
         args.train, args.holdout = choose_tasks(parser, args)
@@ -103,11 +111,11 @@ def main(argv=None):
     except (ValueError, ModelUnavailable) as error:
         return fail(error)
     plan = Plan(args.out, args.train, args.holdout, args.attempts, args.iterations, args.target, args.start,
-                args.improver, model, args.jobs, args.tasks_dir)
+                args.improver, model, args.jobs, args.tasks_dir, args.cluster)
     prompt_chat = _scripted_prompt_chat() if model.api == "scripted" else make_model(model)
     try:
         record = run_improvement(plan, info, *git_state(), prompt_chat=prompt_chat)
-    except (FolderProblem, ModelUnavailable) as error:
+    except (FolderProblem, ModelUnavailable, ValueError) as error:  # ValueError: no node has the sandbox
         return fail(error)
     except LostAttempts as error:
         return fail(f"{error}; run the same command again to retry them")

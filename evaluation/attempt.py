@@ -1,4 +1,4 @@
-"""One attempt, run in a worker process: a fresh copy of the task, the loop, the verdict, the
+"""One attempt, run in a worker process (or a Ray task, evaluation/cluster.py): a fresh copy of the task, the loop, the verdict, the
 grades, and the attempt file, saved the moment it is done.
 
 `run_attempt(job)` builds its chat (the model its ModelChoice names, or a built-in scripted one),
@@ -44,6 +44,8 @@ class Job:
     scratch: str          # the folder the task copy goes in (removed by the main process)
     all_candidates: bool = False  # run every candidate even after one passed (coverage)
     parallel: int = 1     # requests at once on each server, shared by every worker (search/servers.py)
+    slots: object = None  # on a Ray cluster: the servers' slots, counted by an actor (evaluation/cluster_slots.py)
+    node: dict = None     # on a Ray cluster: the node this attempt runs on, recorded with it
 
 
 def run_attempt(job):
@@ -66,7 +68,8 @@ def run_attempt(job):
                               model=job.info, server=job.model.server(url),
                               adapter=_adapter(job, shown)),
                "attempt_id": f"{task.name}-{job.k}", "commit": job.commit,
-               "seconds": round(time.perf_counter() - started, 2), **cost(body)}
+               "seconds": round(time.perf_counter() - started, 2), **cost(body),
+               **({"node": job.node} if job.node else {})}
     if lost_to_server(body["stop"]):
         attempt["infra_failure"] = body["stop"].get("error", "model_error")
     elif lost_search(body):  # the lost candidates might have passed: the same command runs it again
@@ -74,11 +77,14 @@ def run_attempt(job):
     else:
         attempt.update(grades=grade(attempt, task), claim=claim(attempt))
     save(job.path, attempt)
-    return {"attempt_id": attempt["attempt_id"], "path": job.path}
+    return {"attempt_id": attempt["attempt_id"], "path": job.path, "lost": "infra_failure" in attempt}
 
 
 def attempt_servers(job):
-    """The servers every attempt of the evaluation shares (their slots live in its scratch folder)."""
+    """The servers every attempt of the evaluation shares (their slots live in its scratch folder,
+    or, on a Ray cluster, in one actor)."""
+    if job.slots is not None:
+        return job.slots
     return Servers(job.model.urls or ["scripted"], job.parallel, Path(job.scratch) / "servers")
 
 

@@ -1,5 +1,5 @@
 """An evaluation, start to end: claim the folder, plan the slots, run what is left in worker
-processes, and keep summary.json and report.html true after every finished attempt.
+processes (or, with `cluster`, as Ray tasks: evaluation/cluster.py), and keep summary.json and report.html true after every finished attempt.
 
 `evaluate(evaluation, info, commit, dirty, say)` is shared by evaluate.py (one configuration)
 and improve.py (one call per iteration). It never decides anything about the model: the
@@ -34,12 +34,13 @@ class Evaluation:
     attempts: int           # K: attempts per task
     settings: object        # agent_loop.LoopSettings
     model: object           # models.choice.ModelChoice: each worker builds its adapter from it
-    jobs: int = 1
+    jobs: int = 1           # attempts at once (None on a cluster: as many as its usable nodes have CPUs)
     all_candidates: bool = False  # a search runs every candidate (to measure coverage against N)
     # True (evaluate.py): the summary and the report cover every finished attempt in the folder,
     # so a resume with fewer tasks adds, never shrinks. False (improve.py): only the chosen slots
     # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
     whole_folder: bool = True
+    cluster: object = None  # runs.flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
 
 
 def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
@@ -53,7 +54,8 @@ def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
         todo = _plan(folder, evaluation, say)
         finished = _counted(folder, evaluation)
         say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
-            f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, {evaluation.jobs} at once")
+            f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, "
+            f"{evaluation.jobs or 'as many as the cluster has CPUs'} at once{' on Ray' if evaluation.cluster else ''}")
         lost = _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt)
         attempts = sorted(_counted(folder, evaluation), key=order)
         summary = _write(folder, evaluation, attempts + lost, info, commit, dirty)
@@ -100,12 +102,25 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
         if on_attempt:
             on_attempt(before + done + lost)
 
+    def jobs(scratch, at_once):
+        return [Job(task, k, evaluation.settings, evaluation.model, info, commit, str(folder.path(task.name, k)),
+                    scratch, evaluation.all_candidates, evaluation.model.parallel or at_once) for task, k in todo]
+
     with stop_on_sigterm(), scratch_folder() as scratch:
-        jobs = [Job(task, k, evaluation.settings, evaluation.model, info, commit, str(folder.path(task.name, k)),
-                    scratch, evaluation.all_candidates, evaluation.model.parallel or evaluation.jobs)
-                for task, k in todo]
-        run_in_workers(evaluation.jobs, run_attempt, jobs, finished)
+        if evaluation.cluster is None:
+            run_in_workers(evaluation.jobs or 1, run_attempt, jobs(scratch, evaluation.jobs or 1), finished)
+        else:
+            _run_on_cluster(evaluation.cluster, evaluation.jobs, lambda at_once: jobs(scratch, at_once), finished, say)
     return lost
+
+
+def _run_on_cluster(on_ray, at_once, jobs, finished, say):
+    """Every attempt a Ray task (evaluation/cluster.py); Ray is imported here, and only here."""
+    from evaluation import workers
+    from evaluation.cluster import Cluster
+    cluster = Cluster(on_ray.address, on_ray.require_sandbox, say)
+    at_once = at_once or cluster.cpus
+    cluster.run(jobs(at_once), finished, at_once, setup=workers.WORKER_SETUP)
 
 
 def _name_failed_servers(job, named, say):

@@ -40,6 +40,7 @@ class Plan:
     model: object = None    # models.choice.ModelChoice (a real model, or the built-in scripted small model)
     jobs: int = 1
     tasks_dir: str = None   # where the tasks come from (None: the shipped tasks/), kept for --replay
+    cluster: object = None  # runs.flags.OnRay: the attempts run on a Ray cluster (None: worker processes)
 
 
 class LostAttempts(Exception):
@@ -103,7 +104,7 @@ def next_settings(plan, settings, attempts, prompt_chat):
 
 def _evaluate(plan, folder, tasks, settings, info, commit, dirty, record, say):
     evaluation = Evaluation(plan.out / folder, tasks, plan.attempts, settings, plan.model, plan.jobs,
-                            whole_folder=False)
+                            whole_folder=False, cluster=plan.cluster)
     result = evaluate(evaluation, info, commit, dirty, say,
                       on_attempt=lambda attempts: write_improvement_report(plan.out, record, running=True))
     if result["lost"]:

@@ -17,7 +17,8 @@ root), in the order of the rooms it tests:
   a stop that takes effect at once, on a real terminal), test_mistakes.py (a user's mistakes named).
 - localizing/: test_localizing.py.
 - search/: test_search.py, test_coverage.py.
-- evaluation/: test_evaluate.py, test_evaluate_trust.py, test_report.py, test_report_attempt.py.
+- evaluation/: test_evaluate.py, test_evaluate_trust.py, test_ray.py (on a real Ray cluster), test_report.py,
+  test_report_attempt.py.
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
   test_fix_real_repos.py, test_fix_projects.py, test_fix_big_modules.py.
