@@ -8,6 +8,8 @@ reading order:
   pristine starting tree every run starts from.
 - project_pytest.py: the project's tests run its own way (its interpreter, its pytest
   configuration), sandboxed, on a copy.
+- collected.py: which files pytest collects as tests, less the modules it takes only for their
+  doctests (`--doctest-modules`): those are code to repair.
 - task.py: the task built from it (ticket, readable and editable files within a budget), and
   how a recording keeps it (`task_spec`) and rebuilds it for a replay (`recorded_task`).
 - left_out.py: what the copy and the choice left out, and why: on the terminal, in the

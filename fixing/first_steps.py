@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from fixing.project_pytest import (COLLECT, default_python, missing_modules, plugin_modules, project_command,
+from fixing.collected import collected as collected_tests
+from fixing.project_pytest import (default_python, missing_modules, plugin_modules, project_command,
                                    project_tests, pytest_missing)
 from fixing.repo import RepoProblem, list_files, starting_tree
 from fixing.left_out import shown
@@ -25,7 +26,7 @@ from repo_tools import RepoTools
 from runs.printer import clean, localization_line, result_line
 from runs.recording import focus_of, output_problem
 from workspace import sandbox
-from workspace.pytest_output import blamed_files, collected_files, failures
+from workspace.pytest_output import blamed_files, failures
 from workspace.python_imports import Imports
 from workspace.task_catalog import fresh_copy
 from workspace.user_tests import find_test_code, is_test, is_tooling
@@ -118,7 +119,7 @@ def make_task(args, repo, tree, files, command, start, show, copy_left_out=()):
     failing = failures(start["output"])
     failing_files = [test.split("::")[0] for test, _ in failing]
     # Only the failing tests' own files join the collected ones: a blamed file is code to repair.
-    collected = {*collected_files(project_tests(tree, command, COLLECT)["output"]), *failing_files}
+    collected = collected_tests(tree, command, failing_files)
     tests = find_test_code(tree, files, collected, repo.name, plugin_modules(tree, args.tests))
     support = sorted(p for p in tests if p not in collected and not is_test(p, ()))
     if support:

@@ -106,3 +106,30 @@ def test_a_fixture_module_loaded_as_a_plugin_is_test_code(fake_ollama, tmp_path,
     spec = json.loads(output.read_text())["task_spec"]
     assert spec["editable"] == ["src/calc/ops.py"] and "checks/expected.py" in spec["tests"]
     assert "verdict: not repaired" in printed
+
+
+DOCUMENTED = ('def add(a, b):\n    """The sum.\n\n    >>> mul(2, 3)\n    6\n    """\n    return a - b\n\n\n'
+              'def mul(a, b):\n    return a * b\n')
+
+
+def test_a_module_pytest_collects_only_for_its_doctests_is_code_to_repair(fake_ollama, tmp_path, capsys):
+    # `--doctest-modules` (parse's own configuration does this) makes pytest collect the package's
+    # modules: collected for their examples, they are still the code to repair, not test files.
+    repo = make_project(tmp_path / "calc", {
+        **CODE, "src/calc/ops.py": DOCUMENTED,
+        "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\naddopts = "--doctest-modules"\n'})
+    fake_ollama.play([done(tool_calls=[ADD_FIX])], [text("Fixed add."), done()])
+    code, _ = run_fix(fake_ollama, repo, tmp_path, "--yes")
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "editable: src/calc/ops.py" in printed and "2 passed, 1 failed" in printed
+    assert (repo / "src/calc/ops.py").read_text() == DOCUMENTED.replace("a - b", "a + b")
+
+
+@pytest.mark.parametrize("path, name, doctest", [
+    ("parse/__init__.py", "parse", True), ("parse/__init__.py", "parse.compile", True),
+    ("src/pkg/mod.py", "pkg.mod.Thing.run", True), ("mod.py", "mod", True),
+    ("mod.py", "test_mod", False), ("mod.py", "TestMod::test_x", False), ("mod.py", "test_p[1.5]", False)])
+def test_a_doctest_item_is_told_from_a_test_by_its_name(path, name, doctest):
+    from fixing.collected import is_doctest
+    assert is_doctest(path, name) is doctest
