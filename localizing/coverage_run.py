@@ -43,8 +43,13 @@ except ImportError:
     coverage = importlib.util.module_from_spec(spec)
     sys.modules["coverage"] = coverage
     spec.loader.exec_module(coverage)
-import pytest
+import importlib.util, pytest
 here = os.getcwd()
+args = sys.argv[2:]
+# A project whose configuration says --cov (pytest-cov, autoloaded) would start its own coverage
+# and take the tracer from this one: this run then sees no line. --no-cov turns pytest-cov off.
+if importlib.util.find_spec("pytest_cov") and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+    args.append("--no-cov")
 cov = coverage.Coverage(data_file=None, config_file=False, source=[here], branch=False,
                         omit=["*/site-packages/*", "*/.venv/*", "*/venv/*"])
 
@@ -62,7 +67,7 @@ quiet = os.open(os.devnull, os.O_WRONLY)
 os.dup2(quiet, 1)
 cov.start()
 try:
-    pytest.main(sys.argv[2:], plugins=[Contexts()])
+    pytest.main(args, plugins=[Contexts()])
 finally:
     cov.stop()
     os.dup2(kept, 1)

@@ -217,3 +217,43 @@ def test_a_recording_carries_the_localization_and_replays_without_ranking_again(
     assert check_recording(without, recording["format"]) == "settings.localize is 'tests' but there is no 'localization'"
     broken = {**recording, "localization": {"ranked": [{"path": "a.py"}], "coverage": "ran"}}
     assert check_recording(broken, recording["format"]).startswith("localization.ranked 1: needs path, name")
+
+
+FAKE_PYTEST_COV = '''"""Stands in for pytest-cov: --cov starts a coverage of its own as soon as pytest loads."""
+import coverage
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cov", action="append", default=[])
+    parser.addoption("--no-cov", action="store_true", default=False)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    known = early_config.known_args_namespace
+    if known.cov and not known.no_cov:
+        early_config.stolen = coverage.Coverage(data_file=None)
+        early_config.stolen.start()
+'''
+
+
+def test_a_project_that_runs_pytest_cov_itself_still_gets_its_lines_ranked(tmp_path):
+    # parse's configuration says `--cov=parse`: pytest-cov's own coverage took the tracer, and the
+    # ranking saw no line. The plugin here is installed (an entry point) as pytest-cov is.
+    plugins = tmp_path / "venv" / "plugins"  # inside the environment: the sandbox mounts it
+    python = fake_venv(tmp_path / "venv", paths=[plugins])
+    (plugins / "pytest_cov").mkdir(parents=True)
+    (plugins / "pytest_cov" / "__init__.py").write_text("")
+    (plugins / "pytest_cov" / "plugin.py").write_text(FAKE_PYTEST_COV)
+    (plugins / "pytest_cov-0.dist-info").mkdir()
+    (plugins / "pytest_cov-0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: pytest-cov\nVersion: 0\n")
+    (plugins / "pytest_cov-0.dist-info" / "entry_points.txt").write_text("[pytest11]\npytest_cov = pytest_cov.plugin\n")
+    tools = project(tmp_path, {"stats.py": STATS, "tests/test_stats.py": TEST_STATS,
+                               "pytest.ini": "[pytest]\naddopts = --cov=stats\n"}, ["stats.py", "tests/test_stats.py"])
+    task = Task(**{**tools.task.__dict__, "pytest": project_command(tools.task.repo, str(python))})
+    tools = RepoTools(tools.root, task=task)
+    start = tools.run_tests()
+    assert start["failed"] == 1
+    found = localize(tools, start)
+    assert found["ranked"][0]["name"] == "middle" and found["ranked"][0]["why"].startswith("ochiai 1.00"), found
