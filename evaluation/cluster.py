@@ -34,6 +34,7 @@ from pathlib import Path
 import ray
 
 from evaluation.attempt import run_attempt
+from evaluation.cluster_cancel import stopped_by_cancel
 from evaluation.cluster_slots import ClusterServers, SlotKeeper
 from runs import ctrl_c
 from search.servers import LOSSES_IN_A_ROW
@@ -161,18 +162,24 @@ def attempt_on_node(job, setup=()):
         _SET_UP.append(True)
     scratch = tempfile.mkdtemp(prefix="coding-loop-ray-")
     try:
-        here = {"id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname()}
-        job = dataclasses.replace(job, scratch=scratch, path=os.path.join(scratch, "attempt.json"), node=here,
-                                  slots=job.slots.for_run(_attempt_id(job)))
-        for _ in range(len(job.slots.urls) + LOSSES_IN_A_ROW):
-            result = run_attempt(job)
-            if not _lost_while_others_work(job, result):
-                break
-        if result.get("path"):
-            result["text"] = Path(result["path"]).read_bytes()  # the file's bytes, exactly
-        return result
+        with stopped_by_cancel():  # the driver's cancel ends even a wait on a silent server
+            return _attempt_in(scratch, job)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _attempt_in(scratch, job):
+    """The attempt, run again on another server while one lost it and others work."""
+    here = {"id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname()}
+    job = dataclasses.replace(job, scratch=scratch, path=os.path.join(scratch, "attempt.json"), node=here,
+                              slots=job.slots.for_run(_attempt_id(job)))
+    for _ in range(len(job.slots.urls) + LOSSES_IN_A_ROW):
+        result = run_attempt(job)
+        if not _lost_while_others_work(job, result):
+            break
+    if result.get("path"):
+        result["text"] = Path(result["path"]).read_bytes()  # the file's bytes, exactly
+    return result
 
 
 def _lost_while_others_work(job, result):
