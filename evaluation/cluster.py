@@ -17,8 +17,9 @@ What can go wrong, and what it costs: a node or worker that dies mid-attempt los
 only; Ray runs it again (`RETRIES`), and only if every try died does the driver count it lost
 (an infra failure, retried by the same command, never the model's). An attempt lost to a model
 server runs again here, on the least busy server still working. Ctrl-C cancels every task of
-this run (each ends through its `finally` blocks: the stream closed, the tests killed, its
-copy removed) and keeps what finished.
+this run (each ends through its `finally` blocks at once, even one waiting on a silent server:
+evaluation/cluster_cancel.py closes its streams, kills its tests, and its copy is removed) and
+keeps what finished.
 
 What this file deliberately is not: the local pool (workers.py stays the default, and without
 --ray nothing imports this file or Ray), a scheduler (Ray places the tasks) or a cluster

@@ -5,8 +5,9 @@ each recording its node and its sandbox; --require-sandbox sends the sandbox-les
 worker killed mid-attempt and a model server that dies mid-search lose nothing and count nothing;
 the servers' slots are counted on the cluster; and without --ray, Ray is never imported.
 
-One cluster for the whole module (conftest.py's `ray_cluster`; starting one costs seconds). Without Ray installed these skip,
-except in CI (CI=true), where Ray comes from requirements-lock.txt and they must run.
+One cluster for the whole module (conftest.py's `ray_cluster`; starting one costs seconds).
+Without Ray installed these skip, except in CI (CI=true), where Ray comes from
+requirements-lock.txt and they must run. Stops (Ctrl-C, a server killed): tests/test_ray_stops.py.
 """
 import json
 import os

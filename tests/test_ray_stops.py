@@ -14,14 +14,16 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+import evaluate
 from runs.recording import load
 from tests.processes import interruptible, running_with
-from tests.ray_parts import openai_flags
+from tests.ray_parts import Repairs, openai_flags
 
 try:
     import ray
@@ -77,3 +79,32 @@ def _no_attempt_task_left(address, seconds=10):
             return False
         time.sleep(0.1)
     return True
+
+
+def test_a_server_that_dies_mid_answer_loses_nothing_and_waits_for_nothing(ray_cluster, tmp_path, capsys):
+    """Two servers, one request at a time on each: the second dies in the middle of its first
+    answer (its port closed, its connections closed under their requests, as when its process is
+    killed). That attempt runs again on the first server; every attempt is graded, repaired, none
+    lost, none doubled, and no request waited for the adapter's read timeout (300 s)."""
+    from testing.fake_openai import delta
+    dying, test_over = [], threading.Event()
+
+    def die_mid_answer(n):
+        if n == 1:  # the answer begins, the server dies, and its thread writes nothing more
+            return [delta(role="assistant", content=None), lambda: threading.Thread(target=dying[0].die).start(),
+                    lambda: test_over.wait(600)]
+    started = time.monotonic()
+    with Repairs() as up, Repairs(die_mid_answer) as failing:
+        dying.append(failing)
+        try:
+            code = evaluate.main([*openai_flags(up, failing), "--attempts", "4", "--parallel", "1",
+                                  "--ray", ray_cluster, "--out", str(tmp_path / "out")])
+        finally:
+            test_over.set()
+        took = time.monotonic() - started
+    assert code == 0 and len(failing.requests) == 1  # the one it died answering; then it refused all
+    assert took < 100  # wide: a request left waiting on the dead server would take 300 s
+    assert capsys.readouterr().out.count(f"server {failing.url} failed") <= 1
+    summary = json.loads((tmp_path / "out/summary.json").read_text())
+    assert summary["infra_failures"] == 0 and summary["overall"] == {"attempts": 4, "repaired": 4, "pass@1": 1.0}
+    assert sorted(p.name for p in (tmp_path / "out/attempts").iterdir()) == [f"path_rules-{k}.json" for k in range(1, 5)]
