@@ -136,6 +136,15 @@ def fake_openai(_running_fake_openai):
     return _running_fake_openai.play()
 
 
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory):
+    """The address of a two-node Ray cluster on this machine (tests/ray_parts.py), one for each
+    test module that asks: starting one costs seconds, and it is gone when the module ends."""
+    from tests.ray_parts import two_node_cluster
+    with two_node_cluster(tmp_path_factory.mktemp("no-bwrap")) as address:
+        yield address
+
+
 def _shared_temp(tmp_path_factory):
     """The test run's temporary folder, the same for every pytest-xdist worker (above each one's)."""
     base = tmp_path_factory.getbasetemp()

@@ -17,8 +17,9 @@ What can go wrong, and what it costs: a node or worker that dies mid-attempt los
 only; Ray runs it again (`RETRIES`), and only if every try died does the driver count it lost
 (an infra failure, retried by the same command, never the model's). An attempt lost to a model
 server runs again here, on the least busy server still working. Ctrl-C cancels every task of
-this run (each ends through its `finally` blocks: the stream closed, the tests killed, its
-copy removed) and keeps what finished.
+this run (each ends through its `finally` blocks at once, even one waiting on a silent server:
+evaluation/cluster_cancel.py closes its streams, kills its tests, and its copy is removed) and
+keeps what finished.
 
 What this file deliberately is not: the local pool (workers.py stays the default, and without
 --ray nothing imports this file or Ray), a scheduler (Ray places the tasks) or a cluster
@@ -34,6 +35,7 @@ from pathlib import Path
 import ray
 
 from evaluation.attempt import run_attempt
+from evaluation.cluster_cancel import stopped_by_cancel
 from evaluation.cluster_slots import ClusterServers, SlotKeeper
 from runs import ctrl_c
 from search.servers import LOSSES_IN_A_ROW
@@ -161,18 +163,24 @@ def attempt_on_node(job, setup=()):
         _SET_UP.append(True)
     scratch = tempfile.mkdtemp(prefix="coding-loop-ray-")
     try:
-        here = {"id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname()}
-        job = dataclasses.replace(job, scratch=scratch, path=os.path.join(scratch, "attempt.json"), node=here,
-                                  slots=job.slots.for_run(_attempt_id(job)))
-        for _ in range(len(job.slots.urls) + LOSSES_IN_A_ROW):
-            result = run_attempt(job)
-            if not _lost_while_others_work(job, result):
-                break
-        if result.get("path"):
-            result["text"] = Path(result["path"]).read_bytes()  # the file's bytes, exactly
-        return result
+        with stopped_by_cancel():  # the driver's cancel ends even a wait on a silent server
+            return _attempt_in(scratch, job)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _attempt_in(scratch, job):
+    """The attempt, run again on another server while one lost it and others work."""
+    here = {"id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname()}
+    job = dataclasses.replace(job, scratch=scratch, path=os.path.join(scratch, "attempt.json"), node=here,
+                              slots=job.slots.for_run(_attempt_id(job)))
+    for _ in range(len(job.slots.urls) + LOSSES_IN_A_ROW):
+        result = run_attempt(job)
+        if not _lost_while_others_work(job, result):
+            break
+    if result.get("path"):
+        result["text"] = Path(result["path"]).read_bytes()  # the file's bytes, exactly
+    return result
 
 
 def _lost_while_others_work(job, result):

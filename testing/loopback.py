@@ -1,5 +1,6 @@
-"""What the two loopback model servers share: their start and stop, their scripts, and the
-scripted events that stand for a server misbehaving.
+"""What the two loopback model servers share: their start and stop (and `die()`, a server
+whose process was killed), their scripts, and the scripted events that stand for a server
+misbehaving.
 
 `LoopbackServer` runs a real HTTP server on 127.0.0.1 (pytest-httpserver, a real Werkzeug
 server in a thread), so the real SDKs talk to it over real HTTP. A script is a queue of turns:
@@ -8,8 +9,11 @@ write each chunk in their own wire format (`_wire`); everything else is here, on
 
 What this file deliberately is not: a model, or a server of either wire protocol on its own.
 """
+import contextlib
 import logging
+import socket
 import time
+import weakref
 
 from pytest_httpserver import HTTPServer
 
@@ -65,10 +69,32 @@ class LoopbackServer:
     def __enter__(self):
         self._routes(self.server)
         self.server.start()
+        self._keep_connections()
         return self
 
     def __exit__(self, *exc):
-        self.server.stop()
+        if self.server.is_running():  # not after `die()`
+            self.server.stop()
+
+    def die(self):
+        """Go away as a server whose process was killed: its port refuses new connections, and
+        every open one is closed under its request (the client reads the end of the stream at
+        once, mid-answer). A stop alone would not do: Werkzeug's threads would go on serving the
+        requests they hold, as a live server does."""
+        self.server.stop()  # the listening socket closed
+        for connection in self.connections:
+            with contextlib.suppress(OSError):  # one its thread already closed
+                connection.shutdown(socket.SHUT_RDWR)
+
+    def _keep_connections(self):
+        """Keep each connection the server accepts (Werkzeug keeps none), for `die()`."""
+        werkzeug, self.connections = self.server.server, weakref.WeakSet()  # a closed one drops out
+        handle = werkzeug.process_request
+
+        def process_request(connection, address):
+            self.connections.add(connection)
+            handle(connection, address)
+        werkzeug.process_request = process_request
 
     def start_script(self, turns):
         """Start a new script (a running server can be reused: stopping one takes 0.5 s)."""

@@ -5,8 +5,9 @@ each recording its node and its sandbox; --require-sandbox sends the sandbox-les
 worker killed mid-attempt and a model server that dies mid-search lose nothing and count nothing;
 the servers' slots are counted on the cluster; and without --ray, Ray is never imported.
 
-One cluster for the whole module (starting one costs seconds). Without Ray installed these skip,
-except in CI (CI=true), where Ray comes from requirements-lock.txt and they must run.
+One cluster for the whole module (conftest.py's `ray_cluster`; starting one costs seconds).
+Without Ray installed these skip, except in CI (CI=true), where Ray comes from
+requirements-lock.txt and they must run. Stops (Ctrl-C, a server killed): tests/test_ray_stops.py.
 """
 import json
 import os
@@ -14,45 +15,22 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 import evaluate
 from runs.recording import load
-from tests.helpers import EVALUATE_FLAGS, FIX_NEW, FIX_OLD
+from tests.helpers import EVALUATE_FLAGS
 from tests.processes import running_with
+from tests.ray_parts import Repairs, openai_flags
 
 try:
     import ray
-    from ray.cluster_utils import Cluster
 except ImportError:  # pragma: no cover - CI installs it from requirements-lock.txt
     ray = None
 pytestmark = pytest.mark.skipif(ray is None and not os.environ.get("CI"), reason="Ray is not installed")
 HERE = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """(address, {node id: "head" or "bare"}): a head node, and a node whose PATH has no bwrap."""
-    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-    made.add_node(num_cpus=1, env_vars={"PATH": _path_without_bwrap(tmp_path_factory.mktemp("no-bwrap"))})
-    made.wait_for_nodes()
-    try:
-        yield made.address
-    finally:
-        ray.shutdown()
-        made.shutdown()
-
-
-def _path_without_bwrap(folder):
-    """A PATH with every program of this one but bwrap (a worker needs the others to start)."""
-    for place in os.environ["PATH"].split(os.pathsep):
-        for program in Path(place).glob("*") if Path(place).is_dir() else ():
-            if program.name != "bwrap" and not (folder / program.name).exists():
-                (folder / program.name).symlink_to(program)
-    return str(folder)
 
 
 def nodes_of(out):
@@ -63,11 +41,11 @@ def graded(out):
     return {p.stem: (load(p)["verdict"], load(p)["grades"]) for p in sorted((out / "attempts").glob("*.json"))}
 
 
-def test_a_scripted_evaluation_on_the_cluster_grades_as_the_local_pool_on_both_nodes(cluster, evaluated, tmp_path,
+def test_a_scripted_evaluation_on_the_cluster_grades_as_the_local_pool_on_both_nodes(ray_cluster, evaluated, tmp_path,
                                                                                      capsys):
     local, _ = evaluated  # the local pool's run of the same flags (conftest.py)
     out = tmp_path / "out"
-    assert evaluate.main([*EVALUATE_FLAGS[:-2], "--jobs", "2", "--ray", cluster, "--out", str(out)]) == 0
+    assert evaluate.main([*EVALUATE_FLAGS[:-2], "--jobs", "2", "--ray", ray_cluster, "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert graded(out) == graded(local)
     assert json.loads((out / "summary.json").read_text())["overall"] == json.loads(
@@ -78,55 +56,21 @@ def test_a_scripted_evaluation_on_the_cluster_grades_as_the_local_pool_on_both_n
         assert attempt["final_tests"]["sandbox"] in ("bubblewrap", "none")
     assert {load(p)["final_tests"]["sandbox"] for p in (out / "attempts").glob("*.json")} == {"bubblewrap", "none"}
     # the same --out again: resumed, nothing redone
-    assert evaluate.main([*EVALUATE_FLAGS[:-2], "--ray", cluster, "--out", str(out)]) == 0
+    assert evaluate.main([*EVALUATE_FLAGS[:-2], "--ray", ray_cluster, "--out", str(out)]) == 0
     assert "4 already finished" in capsys.readouterr().out
 
 
-def test_with_require_sandbox_the_node_without_one_gets_no_work(cluster, tmp_path, capsys):
+def test_with_require_sandbox_the_node_without_one_gets_no_work(ray_cluster, tmp_path, capsys):
     out = tmp_path / "out"
     flags = ["--scripted", "--tasks", "path_rules", "--attempts", "2", "--jobs", "2"]
-    assert evaluate.main([*flags, "--ray", cluster, "--require-sandbox", "--out", str(out)]) == 0
+    assert evaluate.main([*flags, "--ray", ray_cluster, "--require-sandbox", "--out", str(out)]) == 0
     assert "it is sent no work (--require-sandbox)" in capsys.readouterr().out
     attempts = [load(p) for p in (out / "attempts").glob("*.json")]
     assert len(attempts) == 2 and {a["final_tests"]["sandbox"] for a in attempts} == {"bubblewrap"}
     assert len({a["node"]["id"] for a in attempts}) == 1
 
 
-class Repairs:
-    """A loopback OpenAI-compatible server that answers by the conversation, so attempts in any
-    order each get the sample's repair: a replace_text call, then "Fixed." once a tool answered.
-    `on_request(n)` runs in the server before its n-th answer (from 1); what it returns, if
-    anything, is the answer instead."""
-
-    def __init__(self, on_request=lambda n: None):
-        from testing.fake_openai import FakeOpenAI
-
-        class Server(FakeOpenAI):
-            def next_turn(server, body):
-                server.requests.append(body)
-                return on_request(len(server.requests)) or self.answer(body)
-        self.server = Server()
-
-    @staticmethod
-    def answer(body):
-        from testing.fake_openai import llama_cpp_call, text
-        if any(message.get("role") == "tool" for message in body["messages"]):
-            return text("Fixed.")
-        return llama_cpp_call("replace_text", json.dumps({"old": FIX_OLD, "new": FIX_NEW}))
-
-    def __enter__(self):
-        return self.server.__enter__()
-
-    def __exit__(self, *exc):
-        self.server.__exit__(*exc)
-
-
-def openai_flags(*servers):
-    return ["--api", "openai", *[flag for s in servers for flag in ("--base-url", s.url)], "--model",
-            "qwen2.5-coder-1.5b", "--tasks", "path_rules"]
-
-
-def test_a_worker_killed_mid_attempt_loses_only_that_try_and_its_slot(cluster, tmp_path, capsys):
+def test_a_worker_killed_mid_attempt_loses_only_that_try_and_its_slot(ray_cluster, tmp_path, capsys):
     """The first request finds its attempt's Ray worker killed (SIGKILL, as the out-of-memory
     killer would): Ray runs the attempt again, its slot on the one-slot server is freed, and both
     attempts are graded, repaired, none lost."""
@@ -139,20 +83,20 @@ def test_a_worker_killed_mid_attempt_loses_only_that_try_and_its_slot(cluster, t
             killed.append(pid)
     with Repairs(kill_the_first) as server:
         code = evaluate.main([*openai_flags(server), "--attempts", "2", "--jobs", "1", "--parallel", "1",
-                              "--ray", cluster, "--out", str(tmp_path / "out")])
+                              "--ray", ray_cluster, "--out", str(tmp_path / "out")])
     assert killed and code == 0
     summary = json.loads((tmp_path / "out/summary.json").read_text())
     assert summary["infra_failures"] == 0 and summary["overall"] == {"attempts": 2, "repaired": 2, "pass@1": 1.0}
 
 
-def test_a_search_over_two_servers_one_failing_mid_run_loses_nothing(cluster, tmp_path, capsys):
+def test_a_search_over_two_servers_one_failing_mid_run_loses_nothing(ray_cluster, tmp_path, capsys):
     """Two servers, two candidates an attempt, one request at a time on each: the second server
     answers once, then only 503s (it went down behind its proxy). Its lost runs go to the first,
     it is named once at most, and every attempt is graded, repaired, none lost, none doubled."""
     from testing.fake_openai import HttpError
     with Repairs() as up, Repairs(lambda n: HttpError(503, "server is down") if n > 1 else None) as failing:
         code = evaluate.main([*openai_flags(up, failing), "--attempts", "3", "--candidates", "2", "--parallel", "1",
-                              "--ray", cluster, "--out", str(tmp_path / "out")])
+                              "--ray", ray_cluster, "--out", str(tmp_path / "out")])
     assert code == 0 and len(failing.requests) > 1  # it did fail some runs
     printed = capsys.readouterr().out
     assert printed.count(f"server {failing.url} failed") <= 1 and printed.count(f"server {up.url} failed") == 0
