@@ -8,7 +8,8 @@
 - workers.py: worker processes, and stopping every one of them at once.
 - cluster.py: the same on a Ray cluster (`--ray`): each attempt a Ray task on any node, the
   sandbox asked on each node first; cluster_slots.py: the servers' slots, counted there by one
-  actor. Nothing imports either without --ray.
+  actor; cluster_cancel.py: a cancelled attempt task closes its model connections and kills its
+  tests, as Ctrl-C does in a local worker. Nothing imports these without --ray.
 - grades.py: process grades, the model's final claim, pass@k, the summary.
 - report.py: one self-contained HTML page for an evaluation: its facts and a grid of tasks ×
   attempts; report_attempt.py: one attempt's section (verdict, claim, grades, failing tests,

@@ -4,7 +4,8 @@ root), in the order of the rooms it tests:
 - what several test files share: helpers.py (the sample's repair, the loop runner, event
   filters), processes.py (process-table and network probes), user_repos.py (small user
   repositories for fix.py), browser.py (chromium), forked_pytest.py (the tasks' own pytest runs,
-  forked from one warm interpreter); wire_captures/ holds real server streams.
+  forked from one warm interpreter), ray_parts.py (the two-node Ray cluster and what its tests
+  share); wire_captures/ holds real server streams.
 - the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
   test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
   test_check_first.py, test_context.py, test_levers.py, test_method_edits.py, test_answer_form.py.
@@ -17,7 +18,8 @@ root), in the order of the rooms it tests:
   a stop that takes effect at once, on a real terminal), test_mistakes.py (a user's mistakes named).
 - localizing/: test_localizing.py.
 - search/: test_search.py, test_coverage.py.
-- evaluation/: test_evaluate.py, test_evaluate_trust.py, test_ray.py (on a real Ray cluster), test_report.py,
+- evaluation/: test_evaluate.py, test_evaluate_trust.py, test_ray.py and test_ray_stops.py (on a real Ray cluster),
+  test_report.py,
   test_report_attempt.py.
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
