@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from workspace import sandbox
-from workspace.pytest_output import modules_not_found, no_pytest
+from workspace.pytest_collection import modules_not_found, no_pytest
 from workspace.pytest_run import CLEAN_ENV, PytestCommand, run_pytest
 
 # pytest's own order of configuration files, and the section each must hold to count.

@@ -7,7 +7,8 @@ they share, on pytest output shaped by hand (no pytest runs here).
 """
 from loop import turn_policy
 from loop.failure_digest import failure_digest
-from workspace.pytest_output import collection, counts, failing_tests, failures, read
+from workspace.pytest_collection import collection
+from workspace.pytest_output import counts, failing_tests, failures, read
 
 # A test whose code printed a summary line and an E line of its own: the code under test is the
 # model's, so what it prints must never read as pytest's verdict on another test.

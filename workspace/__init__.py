@@ -6,8 +6,9 @@ verdict, safe file writes. In reading order:
 - task_checks.py: a task folder checked as untrusted input, once, when it is loaded.
 - pytest_run.py: one fixed pytest command run as untrusted code, bounded in every way.
 - sandbox.py: the bubblewrap command line and the resource limits pytest_run.py runs under.
-- pytest_output.py: pytest's output read in one place: counts, failures with their E lines and
-  frames, the files a traceback blames.
+- pytest_output.py: what the tests did, read from pytest's output in one place: counts, failures
+  with their E lines and frames, the files a traceback blames; pytest_collection.py: what it says
+  before any test runs (what `--collect-only` found, a module it cannot import, no pytest).
 - test_selection.py: the tests a check of the harness runs first: the start run's failing node
   ids, and a pytest command narrowed to exactly them.
 - passing.py: when a run's tests pass, against the start run: the one rule of the search's

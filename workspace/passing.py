@@ -18,7 +18,8 @@ missing or odd field means "not passed".
 """
 from dataclasses import replace
 
-from workspace.pytest_output import NOT_RUN, collection
+from workspace.pytest_collection import collection
+from workspace.pytest_output import NOT_RUN
 from workspace.pytest_run import PytestCommand, run_pytest
 
 

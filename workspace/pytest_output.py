@@ -61,22 +61,6 @@ def counts(output):
     return {"passed": 0, "failed": 0, "errors": 0}
 
 
-def collection(output):
-    """What `--collect-only` found: {"tests", "errors", "deselected"}, from its count line
-    ("5/6 tests collected (1 deselected), 1 error" at -q) or, at -qq, its lines per file
-    ("tests/test_a.py: 4") and collection errors; None when the output says neither."""
-    text = output or ""
-    line = re.search(r"^(?:(\d+)(?:/\d+)?|no) tests? collected(?: \((\d+) deselected\))?(?:, (\d+) errors?)?",
-                     text, re.M)
-    if line:
-        return {"tests": int(line.group(1) or 0), "errors": int(line.group(3) or 0),
-                "deselected": int(line.group(2) or 0)}
-    files = re.findall(r"^\S+\.py: (\d+)$", text, re.M)
-    errors = len(re.findall(r"^ERROR \S+", text, re.M))
-    if not files and not errors:
-        return None
-    return {"tests": sum(map(int, files)), "errors": errors, "deselected": 0}
-
 
 def read(output):
     """(sections, summary, count line) of one run's output (any str; anything else reads as none).
@@ -209,16 +193,3 @@ def blamed_files(output, files):
     return [path for path in dict.fromkeys(named) if path in files]
 
 
-def collected_files(output):
-    """The test files `--collect-only -qq` named ("tests/test_a.py: 4"), as far as the output was kept."""
-    return re.findall(r"^(\S+\.py): \d+$", output or "", re.M)
-
-
-def modules_not_found(output):
-    """The modules the run could not import ("ModuleNotFoundError: No module named 'yaml'"), each once."""
-    return list(dict.fromkeys(re.findall(r"ModuleNotFoundError: No module named '([\w.]+)'", output or "")))
-
-
-def no_pytest(output):
-    """Python's own answer when the interpreter has no pytest ("python: No module named pytest")."""
-    return re.search(r"No module named '?pytest'?(\s|$)", output or "") is not None
