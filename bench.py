@@ -34,7 +34,8 @@ from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
 from runs.adapters import SCRIPTED
 from runs.printer import OneLineParser, fail, run_cli
-from runs.recording import load, loop_settings
+from runs.recording import loop_settings
+from runs.recording_file import load
 from search.throughput import NotMeasured, slot_ratios
 from settings.named import load_settings
 from workspace.task_catalog import fresh_copy, load_task

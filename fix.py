@@ -29,7 +29,8 @@ from local_model import ModelUnavailable
 from runs import ctrl_c
 from runs.adapters import check_servers, make_model
 from runs.printer import Printer, fail, run_cli, warn
-from runs.recording import keep, recording_of, run_recorded
+from runs.recording import recording_of, run_recorded
+from runs.recording_file import keep
 from search.live import search_live
 
 NOT_APPLIED = 3

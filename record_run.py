@@ -28,7 +28,8 @@ from runs.adapters import check_servers, make_model
 from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from localizing.ranking import when_asked
 from runs.printer import OneLineParser, Printer, clean, fail, localization_line, result_line, run_cli, warn
-from runs.recording import keep, output_problem, recording_of, run_recorded
+from runs.recording import recording_of, run_recorded
+from runs.recording_file import keep, output_problem
 from search.live import search_live
 from workspace.passing import start_run
 from workspace.task_catalog import fresh_copy, load_task

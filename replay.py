@@ -27,7 +27,8 @@ from fixing.task import recorded_task
 from repo_tools import RepoTools
 from runs import ctrl_c
 from runs.printer import OneLineParser, clean, fail, run_cli
-from runs.recording import focus_of, load, loop_settings, plain_copy, run_recorded, sample_hashes
+from runs.recording import focus_of, loop_settings, run_recorded, sample_hashes
+from runs.recording_file import load, plain_copy
 from runs.replay_check import (
     RequestDrift,
     check_request,

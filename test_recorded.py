@@ -9,7 +9,8 @@ import pytest
 
 from loop import turn_policy
 from replay import ReplayModel, main, replay
-from runs.recording import FORMAT, load, sample_hashes, save
+from runs.recording import sample_hashes
+from runs.recording_file import FORMAT, load, save
 from runs.replay_check import RequestDrift, without_machine_fields
 from tests.processes import interruptible
 from workspace import task_catalog

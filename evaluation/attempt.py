@@ -21,7 +21,8 @@ from models.scripted_model import scripted_attempt
 from models.scripted_turns import ScriptedTurns
 from repo_tools import RepoTools
 from runs.adapters import make_model, seed_for
-from runs.recording import recording_of, run_recorded, save
+from runs.recording import recording_of, run_recorded
+from runs.recording_file import save
 from search.candidates import run_search
 from search.servers import Servers, lost_search, lost_to_server
 from workspace.task_catalog import fresh_copy

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from agent_loop import LoopSettings
-from runs.recording import load
+from runs.recording_file import load
 from workspace.files import write_atomic
 
 MARKER = "evaluation.json"

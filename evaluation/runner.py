@@ -19,7 +19,7 @@ from evaluation.grades import summary_of
 from evaluation.report import write_report
 from evaluation.workers import run_in_workers, scratch_folder, stop_on_sigterm
 from runs.printer import clean
-from runs.recording import load
+from runs.recording_file import load
 from workspace.files import write_atomic
 from workspace.task_catalog import task_names
 

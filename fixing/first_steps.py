@@ -24,7 +24,8 @@ from loop.context import preload, preload_paths
 from loop.context_defs import Answering
 from repo_tools import RepoTools
 from runs.printer import clean, localization_line, result_line
-from runs.recording import focus_of, output_problem
+from runs.recording import focus_of
+from runs.recording_file import output_problem
 from workspace import sandbox
 from workspace.pytest_output import blamed_files, failures
 from workspace.python_imports import Imports

@@ -14,7 +14,7 @@ import sys
 
 from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
 from runs.printer import clean, result_line, warn
-from runs.recording import keep
+from runs.recording_file import keep
 from workspace.files import write_kept
 
 COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m", "\\": "\x1b[2m"}

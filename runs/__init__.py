@@ -1,7 +1,8 @@
 """The recording format (a run written, checked, compared, served back and printed), and the
 flags every command line shares. In reading order:
 
-- recording.py: the recording format: run the loop with a recorder, judge it, save, load.
+- recording.py: the recording format: run the loop with a recorder, judge it; recording_file.py:
+  a recording as a file (plain JSON of anything, saved atomically, kept, loaded and checked).
 - recording_check.py: the shape a loaded recording must have (recordings are untrusted).
 - replay_check.py: comparing a replay with its recording, and naming where they part.
 - served_tools.py: tools that answer each call with its recorded result (a served replay).

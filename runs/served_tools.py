@@ -9,7 +9,7 @@ sees what the recorded run saw.
 What this file deliberately is not: a tool. It cannot answer a call the recording never made.
 """
 from repo_tools import schemas_for
-from runs.recording import plain_copy
+from runs.recording_file import plain_copy
 from runs.replay_check import RequestDrift
 from workspace.file_limits import read_slice
 

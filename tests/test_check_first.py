@@ -19,7 +19,8 @@ from loop.turn_policy import BROKE
 from replay import replay
 from repo_tools import RepoTools
 from runs.printer import Printer
-from runs.recording import recording_of, run_recorded, save
+from runs.recording import recording_of, run_recorded
+from runs.recording_file import save
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX, FIX_NEW, FIX_OLD, of_type, run
 from tests.user_repos import PROJECT, make_project

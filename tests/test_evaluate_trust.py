@@ -15,7 +15,7 @@ import evaluate
 from agent_loop import LoopSettings
 from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
-from runs.recording import load, save
+from runs.recording_file import load, save
 from tests.helpers import EVALUATE_FLAGS
 from tests.processes import interruptible, killed_in_the_second_item
 

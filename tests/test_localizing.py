@@ -17,7 +17,7 @@ from localizing.definitions import definitions
 from localizing.ranking import localize, product_frames
 from repo_tools import RepoTools
 from runs import recording as recording_module
-from runs.recording import load
+from runs.recording_file import load
 from runs.recording_check import check_recording
 from testing.scripted import call, done, text
 from tests.helpers import FIX

@@ -8,7 +8,7 @@ import improve
 import record_run
 from fixing.flags import parse_args as fix_args
 from replay import main as replay_main
-from runs.recording import load
+from runs.recording_file import load
 from testing.fake_openai import text as sse_text
 
 HERE = Path(__file__).resolve().parent.parent

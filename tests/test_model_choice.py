@@ -14,7 +14,7 @@ from agent_loop import LoopSettings
 from evaluation.attempt import Job, run_attempt
 from fixing.flags import parse_args as fix_flags
 from models.choice import ModelChoice
-from runs.recording import load
+from runs.recording_file import load
 from testing.fake_openai import text as sse_text
 from testing.scripted import done, text
 from tests.processes import closed_port

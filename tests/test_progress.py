@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from runs.printer import Printer
-from runs.recording import load
+from runs.recording_file import load
 from runs.progress import Progress
 from testing.fake_ollama import Stall
 from testing.scripted import done, text

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from runs.recording import load
+from runs.recording_file import load
 from tests.helpers import EVALUATE_FLAGS
 from tests.processes import running_with
 from tests.ray_parts import Repairs, openai_flags

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import evaluate
-from runs.recording import load
+from runs.recording_file import load
 from tests.processes import interruptible, running_with
 from tests.ray_parts import Repairs, openai_flags
 

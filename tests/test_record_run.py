@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import record_run
-from runs.recording import FORMAT, load, sample_hashes
+from runs.recording import sample_hashes
+from runs.recording_file import FORMAT, load
 from testing.fake_ollama import Stall
 from testing.scripted import call, done, text, thinking
 from tests.helpers import FIX

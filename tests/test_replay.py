@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from replay import ReplayModel, main, replay
-from runs.recording import load
+from runs.recording_file import load
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 RECORDINGS = HERE / "recordings"

@@ -16,7 +16,8 @@ import pytest
 
 from agent_loop import LoopSettings
 from replay import replay
-from runs.recording import recording_of, save
+from runs.recording import recording_of
+from runs.recording_file import save
 from search.candidates import run_search
 from search.choice import changed_lines, choose
 from search.servers import Servers

@@ -12,7 +12,8 @@ from evaluation.grades import summary_of
 from evaluation.report import render_report
 from outer_loop import prompt_rewrite, traces
 from replay import replay
-from runs.recording import load, loop_settings
+from runs.recording import loop_settings
+from runs.recording_file import load
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX, of_type, results, run
 

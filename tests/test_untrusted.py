@@ -8,7 +8,8 @@ import json
 import pytest
 
 from runs.printer import Printer, clean
-from runs.recording import load, run_recorded, save
+from runs.recording import run_recorded
+from runs.recording_file import load, save
 from testing.scripted import ScriptedChat, call, done, text, thinking
 from tests.helpers import READ, of_type, results, run
 
