@@ -61,6 +61,10 @@ class LoopSettings:
     answer_budget: int = ANSWER_BUDGET  # characters a file answered whole may have under answer_form="auto"
     localize: str = "off"           # rank the likely faulty definitions from the tests before the model
     #                                 is asked ("tests": localizing/ranking.py), or not ("off")
+    preload_scope: str = "all"      # "preload": the readable files while the budget lasts ("all"), or, when the
+    #                                 ranking points into a file shown by definitions, that code alone ("focus")
+    system_definitions: str = None  # the system prompt when the first message shows a file by definitions
+    #                                 (None: `system`); a prompt asking for whole files contradicts that form
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple

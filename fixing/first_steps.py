@@ -61,7 +61,7 @@ def prepare(args, folder, show):
         show.line(localization_line(localization))
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
         say_context(task, start, tools.file_text, show,
-                    Answering(args.settings.answer_form, args.settings.answer_budget, focus_of(localization), start))
+                    Answering.of(args.settings, focus_of(localization), start))
     return Prepared(repo, task, start, tools, localization)
 
 
