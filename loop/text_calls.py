@@ -57,7 +57,7 @@ def _parameter_order(schemas):
 
 # --- Where to look: the whole reply, then fenced blocks, then markup in the prose between ---
 
-FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)  # no nested repeats: stays linear
+FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)  # no nested repeats: stays linear; text_edits.py reads it too
 
 
 def _find(text, tools):

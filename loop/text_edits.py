@@ -22,12 +22,12 @@ a str, and it is linear in the reply's length.
 import re
 import textwrap
 
+from loop.text_calls import FENCE  # one fenced block, read the same way for calls and for edits
 from loop.text_edits_code import is_test_name, outline, problem, python_edits, read_editable
 from loop.text_edits_defs import method_edits
 from loop.text_edits_diff import HEADER, file_diffs, hunk_edit
 from loop.text_edits_names import FileNames
 
-FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)  # as in text_calls.py: stays linear
 PYTHON_LABELS = {"", "python", "py", "python3"}
 DIFF_LABELS = {"diff", "patch", "udiff"}
 DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
