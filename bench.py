@@ -26,7 +26,7 @@ import timeit
 from pathlib import Path
 
 from agent_loop import agent_events
-from evaluation.runner import Evaluation, evaluate
+from evaluation.runner import Evaluation, Labels, evaluate
 from loop.text_calls import find_text_calls
 from models.choice import ModelChoice
 from models.scripted_turns import done, text
@@ -141,7 +141,7 @@ def evaluation_rate(jobs, folder):
     tasks = tuple(load_task(name) for name in EVALUATED_TASKS)
     scripted = ModelChoice(api="scripted", name="attempts", scripted=True)
     started = time.perf_counter()
-    result = evaluate(Evaluation(out, tasks, 2, load_settings("plain"), scripted, jobs), dict(SCRIPTED), None, None,
+    result = evaluate(Evaluation(out, tasks, 2, load_settings("plain"), scripted, jobs), Labels(dict(SCRIPTED)),
                       say=lambda line: None)
     wall = time.perf_counter() - started
     assert not result["lost"], "the scripted evaluation failed; fix that first"

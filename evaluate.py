@@ -21,7 +21,7 @@ from pathlib import Path
 
 from evaluation.folder import FolderProblem
 from evaluation.grades import markdown_table
-from evaluation.runner import Evaluation, evaluate, git_state
+from evaluation.runner import Evaluation, Labels, evaluate
 from local_model import ModelUnavailable
 from runs.adapters import check_servers
 from runs.flags import (add_cluster_flags, add_loop_flags, add_model_flags, add_task_flags, cluster_choice,
@@ -74,7 +74,7 @@ def main(argv=None):
     evaluation = Evaluation(args.out, args.tasks, args.attempts, args.settings, model, jobs,
                             all_candidates=args.all_candidates, cluster=args.cluster)
     try:
-        result = evaluate(evaluation, info, *git_state())  # once: every attempt runs this same code
+        result = evaluate(evaluation, Labels.here(info))
     except (FolderProblem, ValueError) as error:  # ValueError: no node of the cluster has the sandbox
         return fail(error)
     except KeyboardInterrupt:

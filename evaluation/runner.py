@@ -1,7 +1,7 @@
 """An evaluation, start to end: claim the folder, plan the slots, run what is left in worker
 processes (or, with `cluster`, as Ray tasks: evaluation/cluster.py), and keep summary.json and report.html true after every finished attempt.
 
-`evaluate(evaluation, info, commit, dirty, say)` is shared by evaluate.py (one configuration)
+`evaluate(evaluation, labels, say)` is shared by evaluate.py (one configuration)
 and improve.py (one call per iteration). It never decides anything about the model: the
 attempts are graded by evaluation/grades.py from their events and the independent verdict.
 
@@ -43,7 +43,21 @@ class Evaluation:
     cluster: object = None  # runs.flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
 
 
-def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
+@dataclass(frozen=True)
+class Labels:
+    """What every attempt and summary.json of a run is labelled with: the model as its server
+    named it ({"name", "digest"}), and this checkout's commit and whether it had changes."""
+    model: dict
+    commit: str = None
+    dirty: bool = None
+
+    @classmethod
+    def here(cls, model):
+        """The labels of a run of `model` from this checkout, read once: every attempt runs this code."""
+        return cls(model, *git_state())
+
+
+def evaluate(evaluation, labels, say=print, on_attempt=None):
     """Run every unfinished slot; return {"summary", "attempts", "lost"} over the whole folder.
     `lost` lists the attempts lost to the server or the harness (retried by the same command).
     `on_attempt(attempts)` is called after each finished attempt (improve.py redraws its page)."""
@@ -53,12 +67,12 @@ def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
         folder.claim(evaluation.settings, evaluation.model.identity(evaluation.all_candidates))
         todo = _plan(folder, evaluation, say)
         finished = _counted(folder, evaluation)
-        say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
+        say(f"evaluating {clean(labels.model['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
             f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, "
             f"{evaluation.jobs or 'as many as the cluster has CPUs'} at once{' on Ray' if evaluation.cluster else ''}")
-        lost = _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt)
+        lost = _run(folder, evaluation, labels, todo, say=say, on_attempt=on_attempt)
         attempts = sorted(_counted(folder, evaluation), key=order)
-        summary = _write(folder, evaluation, attempts + lost, info, commit, dirty)
+        summary = _write(folder, evaluation, attempts + lost, labels)
         return {"summary": summary, "attempts": attempts, "lost": lost}
     finally:
         folder.unlock()
@@ -86,7 +100,7 @@ def _counted(folder, evaluation):
     return [attempt for attempt in found if attempt["attempt_id"] in chosen]
 
 
-def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
+def _run(folder, evaluation, labels, todo, *, say, on_attempt):
     """Run the slots in workers; after each, a progress line and a fresh summary and report."""
     before, done, lost = _counted(folder, evaluation), [], []
     total = len(before) + len(todo)
@@ -98,13 +112,13 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
         (lost if "infra_failure" in attempt else done).append(attempt)
         say(progress_line(attempt, len(before) + len(done) + len(lost), total, before + done))
         _name_failed_servers(job, named, say)
-        _write(folder, evaluation, before + done + lost, info, commit, dirty, running=total)
+        _write(folder, evaluation, before + done + lost, labels, running=total)
         if on_attempt:
             on_attempt(before + done + lost)
 
     def jobs(scratch, at_once):
-        return [Job(task, k, evaluation.settings, evaluation.model, info, commit, str(folder.path(task.name, k)),
-                    scratch, evaluation.all_candidates, evaluation.model.parallel or at_once) for task, k in todo]
+        return [Job(task, k, evaluation.settings, evaluation.model, labels.model, labels.commit,
+                    str(folder.path(task.name, k)), scratch, evaluation.all_candidates, evaluation.model.parallel or at_once) for task, k in todo]
 
     with stop_on_sigterm(), scratch_folder() as scratch:
         if evaluation.cluster is None:
@@ -148,10 +162,10 @@ def _read_back(job, result, error):
             "infra_failure": f"the harness failed: {type(error).__name__}: {str(error)[:300]}"}
 
 
-def _write(folder, evaluation, attempts, info, commit, dirty, running=None):
+def _write(folder, evaluation, attempts, labels, running=None):
     """summary.json and report.html over every attempt in the folder (and those lost now)."""
     attempts = sorted(attempts, key=order)
-    summary = summary_of(attempts, evaluation.attempts, info, commit, dirty)
+    summary = summary_of(attempts, evaluation.attempts, labels.model, labels.commit, labels.dirty)
     write_atomic(folder.out / "summary.json", json.dumps(summary, indent=1) + "\n")
     write_report(folder.out, summary, attempts, running=running is not None, total=running)
     return summary
