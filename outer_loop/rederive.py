@@ -74,13 +74,14 @@ def replay_folder(folder, plan, task_names, settings, served=False):
     attempts, problems = [], []
     for name in task_names:
         for k in range(1, plan["attempts"] + 1):
-            attempt, problem = _replay_slot(folder / "attempts" / f"{name}-{k}.json", name, k, settings, plan, served)
+            attempt, problem = _replay_slot(folder / "attempts" / f"{name}-{k}.json", name, k, settings, plan,
+                                            served=served)
             problems += [problem] if problem else []
             attempts += [attempt] if attempt else []
     return attempts, problems
 
 
-def _replay_slot(path, name, k, settings, plan, served):
+def _replay_slot(path, name, k, settings, plan, *, served):
     """(the re-derived attempt or None, a difference or None) for one slot the plan counts."""
     if not path.exists():
         return None, f"{path.name} is missing: the plan counts it"
