@@ -23,7 +23,7 @@ now = time.monotonic  # the deadline's clock; a module name so tests can swap in
 class Run:
     """One run's state, from its first message to its stop."""
 
-    def __init__(self, settings, tools, task, start_tests=None, cancel=None, focus=None):
+    def __init__(self, settings, tools, task, *, start_tests=None, cancel=None, focus=None):
         self.settings, self.tools, self.focus = settings, tools, focus  # focus: the ranking localizing/ gave agent_events
         # How each file is answered and shown (whole, or by definitions), and what was shown so far.
         self.answering = Answering.of(settings, focus, start_tests)
