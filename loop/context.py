@@ -1,4 +1,4 @@
-"""The context a small model needs, written into its messages (`context="preload"`, SPEC.md "Context").
+"""The context a small model needs, written into its messages (`context="preload"`, TUTORIAL.md 4.9).
 
 A small local model rarely calls read_file; given the failures and the code in one message it
 answers with corrected code. So under "preload" the harness sends them itself, kept small,

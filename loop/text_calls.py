@@ -1,7 +1,7 @@
 """Recover tool calls that a small local model wrote into its text instead of the tool-call field.
 
 `find_text_calls(text, schemas)` returns them in Ollama's call shape, in order of appearance.
-The forms, numbered as in SPEC.md ("Malformed turns and tool calls written as text"):
+The forms, numbered (what the loop does with them: TUTORIAL.md, sections 4.4 and 5.4):
 
     1. <|tool_call>call:read_file{path:<|"|>x.py<|"|>}<tool_call|>      Gemma 4
     2. call:read_file{path:"x.py"}                                       Gemma 4 behind vLLM

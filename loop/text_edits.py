@@ -1,8 +1,8 @@
 """Recover edits that a small model wrote as code in its reply instead of calling replace_text.
 
 `find_text_edits(reply, files, test_files)` returns them in reply order, each ready to run as
-`replace_text(path, old, new)`, or an error the model can act on. The forms, as in SPEC.md
-("Edits written as text"):
+`replace_text(path, old, new)`, or an error the model can act on. The forms (TUTORIAL.md,
+section 4.10):
 
     1. definitions  ```python def percent_off(...): ...```   replaces the file's def of that name
     2. whole file   ```python <every name of pricing.py, and a new import>```   replaces the file

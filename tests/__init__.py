@@ -25,7 +25,7 @@ root), in the order of the rooms it tests:
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
   test_fix_real_repos.py, test_fix_projects.py, test_fix_big_modules.py.
-- the house itself: test_layers.py (layers, doors, entry points), test_entry_points.py,
+- the house itself: test_layers.py (layers, doors, entry points, every file prose names), test_entry_points.py,
   test_tutorial.py (TUTORIAL.md and README.md stay true); and the suite's own memory of pytest
   runs (testing/pytest_memo.py): test_pytest_memo.py, and its bytecode folder
   (testing/bytecode.py): test_bytecode.py.

@@ -1,4 +1,4 @@
-"""Search: several candidates for one attempt, chosen by the tests (SPEC.md, "Search").
+"""Search: several candidates for one attempt, chosen by the tests (TUTORIAL.md, 7.1).
 
 Each candidate is a queue of scripted turns on its own copy of the sample; the tests are the
 real sandboxed pytest. What is checked: the choice (passing first, never a candidate that
