@@ -12,7 +12,7 @@ from replay import ReplayModel, main, replay
 from runs.recording import sample_hashes
 from runs.recording_file import FORMAT, load, save
 from runs.replay_check import RequestDrift, without_machine_fields
-from tests.processes import interruptible
+from tests.terminal import interruptible
 from workspace import task_catalog
 
 HERE = Path(__file__).parent

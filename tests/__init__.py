@@ -2,10 +2,12 @@
 root), in the order of the rooms it tests:
 
 - what several test files share: helpers.py (the sample's repair, the loop runner, event
-  filters), processes.py (process-table and network probes), user_repos.py (small user
-  repositories for fix.py), browser.py (chromium), forked_pytest.py (the tasks' own pytest runs,
-  forked from one warm interpreter), ray_parts.py (the two-node Ray cluster and what its tests
-  share); wire_captures/ holds real server streams.
+  filters), processes.py (process-table probes, and items that run in a worker process),
+  network.py (a port nothing listens on, a server that never answers), terminal.py (a command
+  line on a real terminal, and Ctrl-C), user_repos.py (small user repositories for fix.py),
+  browser.py (chromium), forked_pytest.py (the tasks' own pytest runs, forked from one warm
+  interpreter), ray_parts.py (the two-node Ray cluster and what its tests share); wire_captures/
+  holds real server streams.
 - the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
   test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
   test_check_first.py, test_context.py, test_levers.py, test_method_edits.py, test_answer_form.py,

@@ -21,7 +21,7 @@ from runs.flags import add_model_flags
 from runs.recording_file import load
 from testing.fake_openai import text as sse_text
 from testing.scripted import done, text
-from tests.processes import closed_port
+from tests.network import closed_port
 from tests.user_repos import make_project
 from workspace.task_catalog import load_task
 

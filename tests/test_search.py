@@ -258,7 +258,7 @@ def test_a_server_down_at_the_start_is_named_and_left_out(tmp_path, capsys):
     import evaluate
     from testing.fake_openai import FakeOpenAI
     from testing.fake_openai import text as sse_text
-    from tests.processes import closed_port
+    from tests.network import closed_port
     down = f"http://127.0.0.1:{closed_port()}/v1"
     with FakeOpenAI(sse_text("I cannot fix it.")) as up:
         code = evaluate.main(["--api", "openai", "--base-url", down, "--base-url", up.url, "--model",
