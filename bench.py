@@ -26,7 +26,8 @@ import timeit
 from pathlib import Path
 
 from agent_loop import agent_events
-from evaluation.runner import Evaluation, Labels, evaluate
+from evaluation.labels import Labels
+from evaluation.runner import Evaluation, evaluate
 from loop.text_calls import find_text_calls
 from models.choice import ModelChoice
 from models.scripted_turns import done, text

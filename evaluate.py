@@ -21,7 +21,8 @@ from pathlib import Path
 
 from evaluation.folder import FolderProblem
 from evaluation.grades import markdown_table
-from evaluation.runner import Evaluation, Labels, evaluate
+from evaluation.labels import Labels
+from evaluation.runner import Evaluation, evaluate
 from local_model import ModelUnavailable
 from runs.adapters import check_servers
 from runs.flags import (add_cluster_flags, add_loop_flags, add_model_flags, add_task_flags, cluster_choice,

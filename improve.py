@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from evaluation.folder import FolderProblem
-from evaluation.runner import Labels
+from evaluation.labels import Labels
 from local_model import ModelUnavailable
 from outer_loop.climb import LostAttempts, Plan, run_improvement
 from outer_loop.rederive import replay_improvement

@@ -1,7 +1,8 @@
 """evaluate.py's machinery: tasks × attempts run, graded, summed up and reported. In reading order:
 
 - runner.py: an evaluation start to end (claim the folder, plan the slots, run them, keep the
-  summary and the report true), and the checkout's state every attempt is labelled with.
+  summary and the report true); labels.py: what every attempt and summary is labelled with (the
+  model, the checkout's commit).
 - folder.py: an evaluation's output folder: claimed, locked, resumed slot by slot.
 - attempt.py: one attempt in a worker process: its chat (the model, or a built-in scripted
   one), the run or the search, the grades, the attempt file.

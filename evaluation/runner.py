@@ -2,14 +2,14 @@
 processes (or, with `cluster`, as Ray tasks: evaluation/cluster.py), and keep summary.json and report.html true after every finished attempt.
 
 `evaluate(evaluation, labels, say)` is shared by evaluate.py (one configuration)
-and improve.py (one call per iteration). It never decides anything about the model: the
+and improve.py (one call per iteration), with the Labels (evaluation/labels.py) every attempt
+and summary carries. It never decides anything about the model: the
 attempts are graded by evaluation/grades.py from their events and the independent verdict.
 
 What this file deliberately is not: a command line (evaluate.py), the worker pool
 (workers.py) or one attempt (attempt.py).
 """
 import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +22,6 @@ from runs.printer import clean
 from runs.recording_file import load
 from workspace.files import write_atomic
 from workspace.task_catalog import task_names
-
-ROOT = Path(__file__).resolve().parent.parent  # this checkout: its commit labels every attempt
-
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -41,20 +38,6 @@ class Evaluation:
     # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
     whole_folder: bool = True
     cluster: object = None  # runs.flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
-
-
-@dataclass(frozen=True)
-class Labels:
-    """What every attempt and summary.json of a run is labelled with: the model as its server
-    named it ({"name", "digest"}), and this checkout's commit and whether it had changes."""
-    model: dict
-    commit: str = None
-    dirty: bool = None
-
-    @classmethod
-    def here(cls, model):
-        """The labels of a run of `model` from this checkout, read once: every attempt runs this code."""
-        return cls(model, *git_state())
 
 
 def evaluate(evaluation, labels, say=print, on_attempt=None):
@@ -190,17 +173,3 @@ def order(attempt):
     name, _, k = str(attempt["attempt_id"]).rpartition("-")
     names = task_names()
     return (names.index(name) if name in names else len(names), name, int(k) if k.isdigit() else 0)
-
-
-def git_state():
-    """(commit, dirty) of this checkout, or (None, None) outside git."""
-    def git(*command):
-        return subprocess.run(["git", *command], cwd=ROOT, capture_output=True, text=True, timeout=10)
-    try:
-        commit = git("rev-parse", "HEAD")
-        status = git("status", "--porcelain", "--untracked-files=no")
-    except (OSError, subprocess.TimeoutExpired):
-        return None, None
-    if commit.returncode != 0:
-        return None, None
-    return commit.stdout.strip(), bool(status.stdout.strip())
