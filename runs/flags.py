@@ -28,8 +28,7 @@ from models.choice import OPTION_NAMES, ModelChoice
 from settings.named import load_preset, names
 from workspace.task_catalog import SAMPLE_TASK
 
-# The model flags that are a ModelChoice field of the same name (every model option among them),
-# and all of them: gone from `args` once the choice is made.
+# The model flags that are ModelChoice fields by the same name, then all of them (gone once it is made).
 AS_NAMED = (*OPTION_NAMES, "parallel", "think", "scripted", "about")
 MODEL_FLAGS = ("api", "host", "base_url", "model_digest", *AS_NAMED)
 LOOP_FLAGS = ("max_turns", "deadline", "text_calls", "verify_finish", "context", "text_edits", "check_edits",
