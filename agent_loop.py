@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, replace
 
 from loop.dispatch import assistant_message, run_calls
 from loop.judge import judge_turn
+from loop.repetition import STOP_REPEATS, Repeats
 from loop.run_state import Run
 from loop.settings import settings_problem
 from loop.written import written_calls
@@ -59,6 +60,8 @@ class LoopSettings:
     answer_form: str = "file"       # "preload": each file answered whole ("file"), by its changed functions and
     #                                 methods ("definitions"), or "auto": whole within answer_budget, else definitions
     answer_budget: int = ANSWER_BUDGET  # characters a file answered whole may have under answer_form="auto"
+    stop_repeats: int = STOP_REPEATS  # a reply saying one long line or sentence this many times is cut
+    #                                 off as incomplete_model_turn (loop/repetition.py); 0: never
     localize: str = "off"           # rank the likely faulty definitions from the tests before the model
     #                                 is asked ("tests": localizing/ranking.py), or not ("off")
     preload_scope: str = "all"      # "preload": the readable files while the budget lasts ("all"), or, when the
@@ -92,7 +95,7 @@ class LoopSettings:
 # turn that only wrote code back unchanged as malformed; replayed under its own policy, it still
 # stops where it stopped. A recording made before `check_first` ran the whole selection at each
 # check. Fields whose default is the old behaviour need no entry.
-BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False}
+BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0}
 
 
 def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):
@@ -115,9 +118,10 @@ def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=No
             return
         yield {"type": "model_start", "turn": turn}
         # 2. Read the whole streamed answer; nothing runs before it is complete.
-        outcome = yield from _stream_turn(lambda: chat([*run.messages], run.schemas), turn, run.budget)
+        outcome = yield from _stream_turn(lambda: chat([*run.messages], run.schemas), turn, run.budget,
+                                          Repeats(settings.stop_repeats))
         if "stop" in outcome:
-            yield _stopped(turn, outcome["stop"], outcome.get("error"))
+            yield {**_stopped(turn, outcome["stop"], outcome.get("error")), **outcome.get("why", {})}
             return
         # 3. Its calls: native ones, or (only without native ones) edits and calls written as text.
         calls, written = outcome["tool_calls"], []
@@ -140,8 +144,10 @@ def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=No
     yield _stopped(settings.max_turns, "max_turns")
 
 
-def _stream_turn(request, turn, budget):
-    """Consume one response stream, yielding deltas; return the assembled turn or a stop."""
+def _stream_turn(request, turn, budget, repeats):
+    """Consume one response stream, yielding deltas; return the assembled turn or a stop.
+    `repeats` (loop/repetition.py) watches the content: a reply caught in a loop is cut off as
+    one that ran out of answer, its stop saying which line it repeated."""
     content, thinking, calls = [], [], []
     done, done_reason = False, None
     stream = None
@@ -158,6 +164,9 @@ def _stream_turn(request, turn, budget):
                 if isinstance(message.get(field), str) and message[field]:
                     kept.append(message[field])
                     yield {"type": kind, "turn": turn, "text": message[field]}
+            looped = repeats.feed(message.get("content"))
+            if looped:  # the finally below closes the stream: no more minutes on the same line
+                return {"stop": "incomplete_model_turn", "why": {"repeated": looped}}
             # Extend from every chunk, the done chunk included: Ollama may put all calls there.
             if isinstance(message.get("tool_calls"), list):
                 calls.extend(message["tool_calls"])

@@ -11,6 +11,7 @@
   - text_calls.py: tool calls written as text, with text_calls_code.py (JSON and Python
     calls) and text_calls_markup.py (the models' own tags);
   - line_endings.py: a file's line endings, kept through an edit a model wrote with "\n".
+- repetition.py: a reply caught in a loop (one long line again and again), cut off as it streams.
 - judge.py: judging the turn (finished, malformed, stuck, a finish to check), with
   turn_policy.py: what the model is told (nudges) and when a run is stuck.
 - context.py: what `context="preload"` writes into messages: the files and the failures, as

@@ -11,7 +11,7 @@ root), in the order of the rooms it tests:
 - the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
   test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
   test_check_first.py, test_context.py, test_levers.py, test_method_edits.py, test_answer_form.py,
-  test_focus_scope.py.
+  test_focus_scope.py, test_repetition.py.
 - the tools and a task's repository (repo_tools.py, workspace/): test_tools.py,
   test_sandbox.py, test_pytest_output.py, test_verdict.py, test_task_catalog.py, test_tasks.py.
 - the models (local_model.py, openai_model.py, models/): test_local_model.py,
