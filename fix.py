@@ -26,9 +26,9 @@ from fixing.offer import offer
 from fixing.repo import RepoProblem, git_state
 from fixing.task import task_spec
 from local_model import ModelUnavailable
-from runs import ctrl_c
-from runs.adapters import check_servers, make_model
-from runs.printer import Printer, fail, run_cli, warn
+from command_line import ctrl_c
+from attempt.adapters import check_servers, make_model
+from command_line.printer import Printer, fail, run_cli, warn
 from runs.recording import recording_of, run_recorded
 from runs.recording_file import keep
 from search.live import search_live

@@ -23,11 +23,12 @@ from pathlib import Path
 
 from local_model import ModelUnavailable
 from repo_tools import RepoTools
-from runs import ctrl_c
-from runs.adapters import check_servers, make_model
-from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
+from command_line import ctrl_c
+from attempt.adapters import check_servers, make_model
+from command_line.shared_flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from localizing.ranking import when_asked
-from runs.printer import OneLineParser, Printer, clean, fail, localization_line, result_line, run_cli, warn
+from command_line.attempt_view import localization_line
+from command_line.printer import OneLineParser, Printer, clean, fail, result_line, run_cli, warn
 from runs.recording import recording_of, run_recorded
 from runs.recording_file import keep, output_problem
 from search.live import search_live

@@ -10,7 +10,8 @@
   sandbox asked on each node first; cluster_slots.py: the servers' slots, counted there by one
   actor; cluster_cancel.py: a cancelled attempt task closes its model connections and kills its
   tests, as Ctrl-C does in a local worker. Nothing imports these without --ray.
-- grades.py: process grades, the model's final claim, pass@k, the summary.
+- grades.py: process grades, the model's final claim, pass@k, the summary; coverage.py: how a
+  search's pass rate grows with its number of candidates, from runs that let every one run.
 - report.py: one self-contained HTML page for an evaluation: its facts and a grid of tasks ×
   attempts; report_attempt.py: one attempt's section (verdict, claim, grades, failing tests,
   diff), with report_transcript.py (its turns and tool calls), report_files.py (each changed

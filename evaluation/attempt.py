@@ -20,11 +20,11 @@ from models.scripted_attempts import attempt_script
 from models.scripted_model import scripted_attempt
 from models.scripted_turns import ScriptedTurns
 from repo_tools import RepoTools
-from runs.adapters import make_model, seed_for
+from attempt.adapters import make_model, seed_for
 from runs.recording import recording_of, run_recorded
 from runs.recording_file import save
-from search.candidates import run_search
-from search.servers import Servers, lost_search, lost_to_server
+from attempt.side_by_side import run_search
+from attempt.servers import Servers, lost_search, lost_to_server
 from workspace.task_catalog import fresh_copy
 
 # The scripted models built in, by name: (about, turns) of run `number` (from 1) of an attempt.
@@ -44,7 +44,7 @@ class Job:
     path: str             # the slot's attempt file
     scratch: str          # the folder the task copy goes in (removed by the main process)
     all_candidates: bool = False  # run every candidate even after one passed (coverage)
-    parallel: int = 1     # requests at once on each server, shared by every worker (search/servers.py)
+    parallel: int = 1     # requests at once on each server, shared by every worker (attempt/servers.py)
     slots: object = None  # on a Ray cluster: the servers' slots, counted by an actor (evaluation/cluster_slots.py)
     node: dict = None     # on a Ray cluster: the node this attempt runs on, recorded with it
 
@@ -108,7 +108,7 @@ def _one_run(job, servers, folder, scripts):
 def _chat(job, index, url, scripts):
     """(chat, seed) for candidate `index` of this attempt: a scripted queue of turns, or the
     model on `url`. Attempt k, candidate i of N is run (k-1)·N + i of the attempt's choice, and
-    gets that run's seed (runs.adapters.seed_for): each records the seed it was sent."""
+    gets that run's seed (attempt.adapters.seed_for): each records the seed it was sent."""
     number = _run_number(job, index)
     if job.model.api == "scripted":
         about, turns = BUILT_IN[job.model.name](job, number)

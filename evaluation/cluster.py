@@ -37,8 +37,8 @@ import ray
 from evaluation.attempt import run_attempt
 from evaluation.cluster_cancel import stopped_by_cancel
 from evaluation.cluster_slots import ClusterServers, SlotKeeper
-from runs import ctrl_c
-from search.servers import LOSSES_IN_A_ROW
+from command_line import ctrl_c
+from attempt.servers import LOSSES_IN_A_ROW
 from workspace import sandbox
 from workspace.files import write_atomic
 

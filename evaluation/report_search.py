@@ -6,11 +6,11 @@ search's reason; the chosen run's transcript and diff follow in the attempt's se
 a single run. `render_coverage(summary)` draws pass@1 of the search against its number of
 candidates, as an inline SVG (no script, no fetch), when the evaluation ran every candidate.
 
-What this file deliberately is not: the choice (search/choice.py makes it) or the estimate
-(search/coverage.py); it shows what they recorded.
+What this file deliberately is not: the choice (attempt/choosing.py makes it) or the estimate
+(evaluation/coverage.py); it shows what they recorded.
 """
 from evaluation.html_parts import diff_block, e
-from search.choice import changed_lines
+from workspace.verdict import changed_lines
 
 WIDTH, HEIGHT, PAD = 420, 220, 40  # the chart's size in pixels, and the room for its axes
 

@@ -18,7 +18,7 @@ from evaluation.folder import EvaluationFolder
 from evaluation.grades import summary_of
 from evaluation.report import write_report
 from evaluation.workers import run_in_workers, scratch_folder, stop_on_sigterm
-from runs.printer import clean
+from command_line.printer import clean
 from runs.recording_file import load
 from workspace.files import write_atomic
 from workspace.task_catalog import task_names
@@ -40,7 +40,7 @@ class Evaluation:
     # so a resume with fewer tasks adds, never shrinks. False (improve.py): only the chosen slots
     # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
     whole_folder: bool = True
-    cluster: object = None  # runs.flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
+    cluster: object = None  # command_line.cluster_flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
 
 
 def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):

@@ -23,7 +23,8 @@ from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
 from loop.context_defs import Answering
 from repo_tools import RepoTools
-from runs.printer import clean, localization_line, result_line
+from command_line.attempt_view import localization_line
+from command_line.printer import clean, result_line
 from runs.recording import focus_of
 from runs.recording_file import output_problem
 from workspace import sandbox

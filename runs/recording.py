@@ -13,7 +13,7 @@ import time
 
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
 from localizing.ranking import when_asked
-from runs import ctrl_c
+from command_line import ctrl_c
 from runs.recording_file import FORMAT, plain_copy
 from workspace.files import snapshot
 from workspace.passing import start_run

@@ -3,20 +3,21 @@
 `search_live(choice, task, settings, start_tests, folder, localization=..., show=...)` spreads `settings.candidates`
 runs over the servers of the models.choice.ModelChoice (`--base-url`/`--host`, each given once or
 more), at most `choice.parallel` at once on each, sends candidate i the seed `--seed` + i - 1,
-prints through the runs.printer.Printer `show` a status while they run (runs/progress.py: each
+prints through the command_line.printer.Printer `show` a status while they run (command_line/progress.py: each
 running candidate's turn, tokens and time; `show_model` streams one's text) and one line per
 candidate as it ends (and one before them when every candidate is sampled at temperature 0: a
 server that decodes greedily answers N alike), and returns (the recording body, the model of the run
 shown at the top, its tools), or (None, None, None) when every server failed before one
-candidate could start. A stop raises runs.ctrl_c.Interrupted with what ran (search/candidates.py).
+candidate could start. A stop raises command_line.ctrl_c.Interrupted with what ran (attempt/side_by_side.py).
 
 What this file deliberately is not: evaluate.py's search (evaluation/attempt.py gives each
 attempt its own seeds and shares the servers between worker processes), or the search itself.
 """
-from runs.adapters import make_model, seed_for
-from runs.progress import Progress
-from search.candidates import run_search
-from search.servers import Servers
+from attempt.adapters import make_model, seed_for
+from command_line.attempt_view import candidate_line
+from command_line.progress import Progress
+from attempt.side_by_side import run_search
+from attempt.servers import Servers
 
 
 def search_live(choice, task, settings, start_tests, folder, *, show, localization=None, sandbox_mode="auto",
@@ -34,7 +35,7 @@ def search_live(choice, task, settings, start_tests, folder, *, show, localizati
                                                                  seed_for(choice, i)),
                                  servers, folder=folder / "search", start_tests=start_tests, localization=localization,
                                  all_candidates=all_candidates, sandbox_mode=sandbox_mode,
-                                 on_candidate=progress.ended, on_event=progress.event)
+                                 on_candidate=lambda record: (progress.ended(record), say(candidate_line(record))), on_event=progress.event)
     if body is None:
         return None, None, None
     shown = next(c for c in body["candidates"] if c["index"] == body["search"]["shown"])

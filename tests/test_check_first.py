@@ -18,7 +18,7 @@ from fixing.task import build_task
 from loop.turn_policy import BROKE
 from replay import replay
 from repo_tools import RepoTools
-from runs.printer import Printer
+from command_line.printer import Printer
 from runs.recording import recording_of, run_recorded
 from runs.recording_file import save
 from testing.scripted import ScriptedChat, call, done, text

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 
 from local_model import DEFAULT_MODEL, OPTIONS, TIMEOUT, LocalModel, ModelUnavailable
-from runs.printer import clean
+from command_line.printer import clean
 
 SCRIPTED = {"name": "scripted", "digest": None}  # what a built-in scripted model says of itself
 # The start check lists models or shows one: a working server answers in well under a second,

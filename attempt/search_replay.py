@@ -17,9 +17,9 @@ from repo_tools import RepoTools
 from runs.recording import focus_of, record_loop
 from runs.replay_check import event_differences, outcome_differences, shorten
 from runs.served_tools import ServedTools
-from search.candidates import TEST_FIELDS
-from search.choice import choose, closest
-from search.servers import lost_to_server
+from attempt.side_by_side import TEST_FIELDS
+from attempt.choosing import choose, closest
+from attempt.servers import lost_to_server
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import changes, judge, verdict
 

@@ -14,6 +14,7 @@ What this file deliberately is not: the verdict. The chosen candidate is judged 
 independently, on a fresh copy (workspace/verdict.py); this only picks which one.
 """
 from workspace.passing import passes
+from workspace.verdict import changed_lines
 
 
 def eligible(candidate, task, start_tests):
@@ -22,12 +23,6 @@ def eligible(candidate, task, start_tests):
     changed = candidate.get("changed_files") or []
     return (passes(candidate.get("tests"), start_tests) and bool(changed) and set(changed) <= set(task.editable)
             and not any(task.is_test_file(path) for path in changed))
-
-
-def changed_lines(diff):
-    """Lines a unified diff adds or removes (its ---/+++ headers are not changes)."""
-    return sum(1 for line in str(diff or "").splitlines()
-               if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
 
 
 def choose(candidates, task, start_tests):

@@ -4,7 +4,7 @@
 the loop, each on its own fresh copy of the task with its own seed, as many at once as the
 servers take. After each run its own tests run on its copy. The first candidate that passes
 calls the others off (those still waiting never start; running ones stop at their next check,
-"cancelled"), unless `all_candidates` (to measure how coverage grows with N). search/choice.py
+"cancelled"), unless `all_candidates` (to measure how coverage grows with N). attempt/choosing.py
 picks one, and the independent verdict judges it on a fresh copy, as for a single run.
 
 It returns a recording's body: the chosen run's fields at the top, exactly as run_recorded
@@ -12,11 +12,11 @@ gives them (so every reader of a recording works unchanged), every candidate tha
 "candidates", and what the search did under "search".
 
 A stop (Ctrl-C, SIGTERM, SIGHUP) has already closed every candidate's stream and test run
-(runs/ctrl_c.py): each running candidate ends at once, and run_search raises ctrl_c.Interrupted
+(command_line/ctrl_c.py): each running candidate ends at once, and run_search raises ctrl_c.Interrupted
 with a partial body, marked interrupted: the candidates that ended, and those cut off.
 
 What this file deliberately is not: a model (`chat_for(index, url)` builds each candidate's
-chat and says its seed) or a scheduler of servers (search/servers.py hands out the slots).
+chat and says its seed) or a scheduler of servers (attempt/servers.py hands out the slots).
 """
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -24,10 +24,10 @@ from pathlib import Path
 
 from repo_tools import RepoTools
 from localizing.ranking import when_asked
-from runs import ctrl_c
+from command_line import ctrl_c
 from runs.recording import body_head, focus_of, interrupted_body, record_loop, sample_hashes
-from search.choice import choose, closest, eligible
-from search.servers import LOSSES_IN_A_ROW, lost_to_server
+from attempt.choosing import choose, closest, eligible
+from attempt.servers import LOSSES_IN_A_ROW, lost_to_server
 from workspace.passing import start_run
 from workspace.pytest_output import NOT_RUN
 from workspace.task_catalog import fresh_copy
