@@ -1,6 +1,10 @@
 """One attempt at a task: a single run, or a search of several candidates chosen by the tests.
 In reading order:
 
+- run.py: `Attempt`, the frozen value of one attempt (task, settings, model and its servers,
+  folder, sandbox mode, all-candidates), and `run_attempt`: start once, run one candidate or N,
+  choose, judge, and label the recording once. record_run.py, fix.py and evaluation/job.py call it.
+- start.py: where every run of the attempt starts: one copy, its tests run once, the ranking once.
 - side_by_side.py: `run_search`: N runs of the loop, each on its own copy with its own seed, as
   many at once as the servers take; the first that passes calls the others off.
 - choosing.py: which candidate the tests choose (passing, only editable files changed, the

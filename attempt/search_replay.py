@@ -17,11 +17,10 @@ from repo_tools import RepoTools
 from runs.recording import focus_of, record_loop
 from runs.replay_check import event_differences, outcome_differences, shorten
 from runs.served_tools import ServedTools
-from attempt.side_by_side import TEST_FIELDS
-from attempt.choosing import choose, closest
+from attempt.choosing import choose, own_tests, shown_index
 from attempt.servers import lost_to_server
 from workspace.task_catalog import fresh_copy
-from workspace.verdict import changes, judge, verdict
+from workspace.verdict import judge, verdict
 
 
 def replay_search(recording, task, settings, model_for, *, served, folder):
@@ -37,8 +36,7 @@ def replay_search(recording, task, settings, model_for, *, served, folder):
     if chosen != recording["search"].get("chosen"):
         differences.append(f"choice: candidate {shorten(recording['search'].get('chosen'))} in the recording, "
                            f"{shorten(chosen)} here")
-    shown = chosen if chosen is not None else closest(tried, recording["start_tests"])
-    shown = shown if shown is not None else recording["candidates"][0]["index"]  # every one lost to a server
+    shown = shown_index(replayed, chosen, recording["start_tests"])
     differences += fields_differences(recording, settings, chosen, shown)
     top = next((c for c in replayed if c["index"] == shown), replayed[0] if replayed else None)
     body = _judged(recording, top, task, served)
@@ -91,8 +89,7 @@ def _replay_candidate(recording, recorded, task, settings, model_for, served, fo
     else:
         found = outcome_differences(recorded, run["events"], None)
         if "tests" in recorded:  # a candidate lost to its server has no tests to run again
-            tests = tools.run_tests()
-            candidate.update({**_changes(task, tools), "tests": {k: tests[k] for k in TEST_FIELDS if k in tests}})
+            candidate.update(own_tests(tools, tools.run_tests()))
             found += _test_differences(recorded["tests"], candidate["tests"])
         if "verdict" in recorded:  # --all-candidates judged every passing candidate: so does the replay
             candidate["verdict"] = judge(tools, recording["start_tests"])["verdict"]
@@ -114,11 +111,6 @@ def _cancel_at(checks):
         asked[0] += 1
         return asked[0] > checks
     return cancel
-
-
-def _changes(task, tools):
-    found = changes(task, tools.root)
-    return {"changed_files": found["changed_files"], "diff": found["diff"]}
 
 
 def _test_differences(want, got):

@@ -3,8 +3,8 @@
 - runner.py: an evaluation start to end (claim the folder, plan the slots, run them, keep the
   summary and the report true), and the checkout's state every attempt is labelled with.
 - folder.py: an evaluation's output folder: claimed, locked, resumed slot by slot.
-- attempt.py: one attempt in a worker process: its chat (the model, or a built-in scripted
-  one), the run or the search, the grades, the attempt file.
+- job.py: one attempt in a worker process: the attempt (attempt/run.py, a run or a search),
+  its grades, the attempt file.
 - workers.py: worker processes, and stopping every one of them at once.
 - cluster.py: the same on a Ray cluster (`--ray`): each attempt a Ray task on any node, the
   sandbox asked on each node first; cluster_slots.py: the servers' slots, counted there by one

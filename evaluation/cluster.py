@@ -34,7 +34,7 @@ from pathlib import Path
 
 import ray
 
-from evaluation.attempt import run_attempt
+from evaluation.job import run_job
 from evaluation.cluster_cancel import stopped_by_cancel
 from evaluation.cluster_slots import ClusterServers, SlotKeeper
 from command_line import ctrl_c
@@ -175,7 +175,7 @@ def _attempt_in(scratch, job):
     job = dataclasses.replace(job, scratch=scratch, path=os.path.join(scratch, "attempt.json"), node=here,
                               slots=job.slots.for_run(_attempt_id(job)))
     for _ in range(len(job.slots.urls) + LOSSES_IN_A_ROW):
-        result = run_attempt(job)
+        result = run_job(job)
         if not _lost_while_others_work(job, result):
             break
     if result.get("path"):

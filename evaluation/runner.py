@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation.attempt import Job, attempt_servers, run_attempt
+from evaluation.job import Job, attempt_servers, run_job
 from evaluation.folder import EvaluationFolder
 from evaluation.grades import summary_of
 from evaluation.report import write_report
@@ -108,7 +108,7 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
 
     with stop_on_sigterm(), scratch_folder() as scratch:
         if evaluation.cluster is None:
-            run_in_workers(evaluation.jobs or 1, run_attempt, jobs(scratch, evaluation.jobs or 1), finished)
+            run_in_workers(evaluation.jobs or 1, run_job, jobs(scratch, evaluation.jobs or 1), finished)
         else:
             _run_on_cluster(evaluation.cluster, evaluation.jobs, lambda at_once: jobs(scratch, at_once), finished, say)
     return lost

@@ -27,7 +27,6 @@ LAYERS = (
     {"command_line"},                             # what every command line shares: flags, terminal, stops
     {"runs"},                                     # the recording format
     {"attempt"},                                  # one attempt: a run or a search, labelled once
-    {"search"},                                   # (being absorbed into attempt/)
     {"evaluation", "fixing"},                     # evaluate.py's machinery; fix.py's wing
     {"replay"},                                   # replay(): any recording, a fix.py one too
     {"outer_loop"},                               # improve.py's wing, which replays too

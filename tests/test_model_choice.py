@@ -11,7 +11,7 @@ import fix
 import improve
 import record_run
 from agent_loop import LoopSettings
-from evaluation.attempt import Job, run_attempt
+from evaluation.job import Job, run_job
 from fixing.flags import parse_args as fix_flags
 from models.choice import ModelChoice
 from runs.recording_file import load
@@ -78,7 +78,7 @@ def test_scripted_at_a_fake_server_labels_an_evaluation_as_it_labels_a_recording
     fake_openai.play(sse_text("I fixed it."))
     job = Job(load_task("path_rules"), 1, LoopSettings(), choice, {"name": "qwen2.5-coder-1.5b", "digest": None},
               None, str(tmp_path / "path_rules-1.json"), str(tmp_path))
-    attempt = load(run_attempt(job)["path"])
+    attempt = load(run_job(job)["path"])
     assert (attempt["source"], attempt["about"], attempt["server"]) == (
         "scripted", "claims a fix", {"api": "openai", "url": fake_openai.url})
     assert choice.identity()["scripted"] is True  # an evaluation folder keeps it apart from a real model's

@@ -16,7 +16,7 @@ import pytest
 
 from agent_loop import LoopSettings
 from replay import replay
-from runs.recording import recording_of
+from attempt.run import recording_of
 from runs.recording_file import save
 from attempt.side_by_side import run_search
 from attempt.choosing import changed_lines, choose
@@ -310,8 +310,8 @@ def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp
     waiting, searches = threading.Event(), []
 
     class Watched(candidates.Search):  # the real Search, kept in reach so the test can wait on it
-        def __init__(self, *args):
-            super().__init__(*args)
+        def __init__(self, *args, **options):
+            super().__init__(*args, **options)
             searches.append(self)
     monkeypatch.setattr(candidates, "Search", Watched)
 
