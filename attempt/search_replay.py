@@ -10,7 +10,7 @@ takes on trust (`fields_differences`): the candidates against `search.candidates
 `search.ran` (the coverage curve counts them), the top-level run against the candidate it shows,
 and each candidate's `chosen` flag (the report's tick) against the choice made here.
 
-What this file deliberately is not: a runner of new candidates (candidates.py is), or the
+What this file deliberately is not: a runner of new candidates (side_by_side.py is), or the
 replay of a single run (replay.py's `replay` does that, and calls this for a search).
 """
 from repo_tools import RepoTools
@@ -49,28 +49,28 @@ def fields_differences(recording, settings, chosen, shown):
     recorded ones are 1..m; fewer than asked for only when a pass stopped the search early (never
     under --all-candidates, whose count the coverage curve reads), no candidate was chosen (a
     search lost to its servers), or a server failed."""
-    search, candidates = recording["search"], recording["candidates"]
+    search, records = recording["search"], recording["candidates"]  # the list; search["candidates"] counts those asked for
     found = []
-    indices, asked = [c["index"] for c in candidates], search.get("candidates")
+    indices, asked = [c["index"] for c in records], search.get("candidates")
     if asked != settings.candidates:
         found.append(f"search.candidates: {shorten(asked)} in the recording, its settings ask for {settings.candidates}")
     explained = not search.get("all_candidates") or chosen is None or bool(search.get("servers_failed")) or any(
-        lost_to_server(c.get("stop") or {}) for c in candidates)
+        lost_to_server(c.get("stop") or {}) for c in records)
     if indices != list(range(1, len(indices) + 1)) or len(indices) > settings.candidates or (
             len(indices) < settings.candidates and not explained):
         found.append(f"candidates: {shorten(indices)} in the recording, of {settings.candidates} asked for "
                      "(candidates were removed, added or renumbered)")
-    ran = sum("tests" in c for c in candidates)
+    ran = sum("tests" in c for c in records)
     if search.get("ran") != ran:
         found.append(f"search.ran: {shorten(search.get('ran'))} in the recording, {ran} candidates with tests in it")
     if search.get("shown") != shown:
         found.append(f"search.shown: candidate {shorten(search.get('shown'))} in the recording, {shorten(shown)} here")
-    top = next((c for c in candidates if c["index"] == shown), None)
+    top = next((c for c in records if c["index"] == shown), None)
     for key in ("turns", "events", "stop"):  # the stop too: the summary counts stop reasons by it
         if top is not None and recording.get(key) != top.get(key):
             found.append(f"the top-level run's {key} are not candidate {shown}'s, the run the choice shows")
     found += [f"candidate {c['index']}: chosen is {shorten(c.get('chosen'))} in the recording, "
-              f"{c['index'] == chosen} here" for c in candidates if c.get("chosen") != (c["index"] == chosen)]
+              f"{c['index'] == chosen} here" for c in records if c.get("chosen") != (c["index"] == chosen)]
     return found
 
 

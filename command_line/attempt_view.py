@@ -3,7 +3,7 @@
 `AttemptView(printer, show_model=False)`, as a context manager around `run_attempt`, is its
 `on_event`. The attempt's own events (attempt/run.py) become lines: its starting tests, its
 localization, a search's start (its seeds and servers; a note when every candidate is sampled at
-temperature 0) and its choice; meanwhile a search's candidates stream into runs/progress.py's
+temperature 0) and its choice; meanwhile a search's candidates stream into progress.py's
 status line (`--show-model` streams one's text), each with a line as it ends. A single run's
 loop events go to the printer as they come, text and all.
 

@@ -30,10 +30,10 @@ def repairing(attempt):
     """(candidates that ran, candidates the independent verdict repaired) of one coverage
     attempt, or None when the attempt did not run every candidate."""
     search = attempt.get("search") if isinstance(attempt.get("search"), dict) else {}
-    candidates = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else []
-    if search.get("all_candidates") is not True or not candidates:
+    records = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else []
+    if search.get("all_candidates") is not True or not records:
         return None
-    ran = [c for c in candidates if isinstance(c, dict) and isinstance(c.get("tests"), dict)]
+    ran = [c for c in records if isinstance(c, dict) and isinstance(c.get("tests"), dict)]
     return len(ran), sum(c.get("verdict") == "repaired" for c in ran)
 
 

@@ -17,12 +17,12 @@ WIDTH, HEIGHT, PAD = 420, 220, 40  # the chart's size in pixels, and the room fo
 
 def render_candidates(attempt, where):
     """The candidates table, or "" for an attempt that was a single run."""
-    candidates = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else None
+    records = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else None
     search = attempt.get("search") if isinstance(attempt.get("search"), dict) else {}
-    if not candidates:
+    if not records:
         return ""
-    rows = "".join(_row(c, where) for c in candidates if isinstance(c, dict))
-    ran = f"{len(candidates)} of {e(search.get('candidates'))} candidates ran"
+    rows = "".join(_row(c, where) for c in records if isinstance(c, dict))
+    ran = f"{len(records)} of {e(search.get('candidates'))} candidates ran"
     every = " (every candidate, to measure coverage)" if search.get("all_candidates") else ""
     return (f"<h3>Search</h3><p>{ran}{every}. {e(search.get('why'))}.</p>"
             "<table><tr><th>candidate</th><th>seed</th><th>server</th><th>stopped</th><th>its tests</th>"
