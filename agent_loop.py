@@ -61,6 +61,10 @@ class LoopSettings:
     answer_budget: int = ANSWER_BUDGET  # characters a file answered whole may have under answer_form="auto"
     localize: str = "off"           # rank the likely faulty definitions from the tests before the model
     #                                 is asked ("tests": localizing/ranking.py), or not ("off")
+    preload_scope: str = "all"      # "preload": the readable files while the budget lasts ("all"), or, when the
+    #                                 ranking points into a file shown by definitions, that code alone ("focus")
+    system_definitions: str = None  # the system prompt when the first message shows a file by definitions
+    #                                 (None: `system`); a prompt asking for whole files contradicts that form
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple
@@ -101,7 +105,7 @@ def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=No
     "name", "start", "end", "score", "why"}], or None): a file answered by definitions shows them
     whole."""
     settings = replace(settings or LoopSettings(), **fields)
-    run = Run(settings, tools, task, start_tests, cancel, focus=focus)
+    run = Run(settings, tools, task, start_tests=start_tests, cancel=cancel, focus=focus)
     yield from run.shown_events(1)  # what the first message showed of a file by definitions
 
     for turn in range(1, settings.max_turns + 1):
@@ -127,7 +131,7 @@ def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=No
             yield _stopped(turn, ran["stop"])
             return
         # 6. Judge the turn: stop, or correct the model and go on.
-        stop = yield from judge_turn(run, turn, outcome, calls, written, ran)
+        stop = yield from judge_turn(run, turn, outcome, calls=calls, written=written, ran=ran)
         yield from run.shown_events(turn)  # a correction that showed a file by definitions
         if stop:
             yield _stopped(turn, stop)

@@ -26,6 +26,7 @@ import timeit
 from pathlib import Path
 
 from agent_loop import agent_events
+from evaluation.labels import Labels
 from evaluation.runner import Evaluation, evaluate
 from loop.text_calls import find_text_calls
 from models.choice import ModelChoice
@@ -141,7 +142,7 @@ def evaluation_rate(jobs, folder):
     tasks = tuple(load_task(name) for name in EVALUATED_TASKS)
     scripted = ModelChoice(api="scripted", name="attempts", scripted=True)
     started = time.perf_counter()
-    result = evaluate(Evaluation(out, tasks, 2, load_settings("plain"), scripted, jobs), dict(SCRIPTED), None, None,
+    result = evaluate(Evaluation(out, tasks, 2, load_settings("plain"), scripted, jobs), Labels(dict(SCRIPTED)),
                       say=lambda line: None)
     wall = time.perf_counter() - started
     assert not result["lost"], "the scripted evaluation failed; fix that first"

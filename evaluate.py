@@ -21,7 +21,8 @@ from pathlib import Path
 
 from evaluation.folder import FolderProblem
 from evaluation.grades import markdown_table
-from evaluation.runner import Evaluation, evaluate, git_state
+from evaluation.labels import Labels
+from evaluation.runner import Evaluation, evaluate
 from local_model import ModelUnavailable
 from attempt.adapters import check_servers
 from command_line.cluster_flags import add_cluster_flags, cluster_choice, local_sandbox_problem
@@ -74,7 +75,7 @@ def main(argv=None):
     evaluation = Evaluation(args.out, args.tasks, args.attempts, args.settings, model, jobs,
                             all_candidates=args.all_candidates, cluster=args.cluster)
     try:
-        result = evaluate(evaluation, info, *git_state())  # once: every attempt runs this same code
+        result = evaluate(evaluation, Labels.here(info))
     except (FolderProblem, ValueError) as error:  # ValueError: no node of the cluster has the sandbox
         return fail(error)
     except KeyboardInterrupt:

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from evaluation.folder import FolderProblem
-from evaluation.runner import git_state
+from evaluation.labels import Labels
 from local_model import ModelUnavailable
 from outer_loop.climb import LostAttempts, Plan, run_improvement
 from outer_loop.rederive import replay_improvement
@@ -114,7 +114,7 @@ def main(argv=None):
                 args.improver, model, args.jobs, args.tasks_dir, args.cluster)
     prompt_chat = _scripted_prompt_chat() if model.api == "scripted" else make_model(model)
     try:
-        record = run_improvement(plan, info, *git_state(), prompt_chat=prompt_chat)
+        record = run_improvement(plan, Labels.here(info), prompt_chat=prompt_chat)
     except (FolderProblem, ModelUnavailable, ValueError) as error:  # ValueError: no node has the sandbox
         return fail(error)
     except LostAttempts as error:

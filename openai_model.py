@@ -22,12 +22,12 @@ from loop.tool_checks import quoted, quoted_list
 from models.adapter_http import DeadlineTransport, ModelUnavailable, deadline_in, plain_transport, unavailable
 from models.openai_stream import Turn, field, to_openai_messages  # noqa: F401 - to_openai_messages is this adapter's too
 
-# The Ollama option names the harness uses, with the defaults LocalModel uses.
-OPTIONS = {"temperature": 0, "seed": 7, "num_predict": 2048}
-SENT_AS = {"temperature": "temperature", "seed": "seed", "num_predict": "max_tokens"}
-# The context size is fixed when the server starts (`llama-server -c N`); this API has no
-# per-request field for it, so it is accepted and not sent.
-NOT_SENT = {"num_ctx"}
+# The options this adapter takes, in Ollama's names as every adapter takes them: the Chat
+# Completions field each is sent as, and its default (LocalModel's). The context size is fixed
+# when the server starts (`llama-server -c N`); this API has no per-request field for it, so it
+# is taken and not sent.
+OPTIONS = {"temperature": ("temperature", 0), "seed": ("seed", 7), "num_predict": ("max_tokens", 2048),
+           "num_ctx": (None, None)}
 # As LocalModel: a stalled server must not hang a run; `read` is the longest silence allowed.
 TIMEOUT = openai.Timeout(connect=5.0, read=300.0, write=30.0, pool=5.0)
 FAILURES = (openai.OpenAIError, json.JSONDecodeError)
@@ -41,11 +41,13 @@ class OpenAIModel:
     def __init__(self, model, base_url, *, api_key=None, options=None, timeout=TIMEOUT, ends_at=None):
         """`ends_at`: a time.monotonic() instant no request reads past (None: no deadline)."""
         self.model, self.url, self.api_key = model, base_url.rstrip("/"), api_key
-        self.options = {**OPTIONS, **(options or {})}  # as asked, in Ollama's names
-        unknown = set(self.options) - set(SENT_AS) - NOT_SENT
+        defaults = {key: default for key, (_, default) in OPTIONS.items() if default is not None}
+        self.options = {**defaults, **(options or {})}  # as asked, in Ollama's names
+        unknown = set(self.options) - set(OPTIONS)
         if unknown:
-            raise ValueError(f"unknown model options {sorted(unknown)}; known: {sorted(SENT_AS) + sorted(NOT_SENT)}")
-        self.sent_options = {SENT_AS[k]: v for k, v in self.options.items() if k in SENT_AS and v is not None}
+            raise ValueError(f"unknown model options {sorted(unknown)}; known: {sorted(OPTIONS)}")
+        self.sent_options = {OPTIONS[key][0]: value for key, value in self.options.items()
+                             if OPTIONS[key][0] and value is not None}
         if not isinstance(timeout, openai.Timeout):  # a number, or an httpx.Timeout as record_run builds
             timeout = openai.Timeout(**timeout.as_dict()) if hasattr(timeout, "as_dict") else openai.Timeout(timeout)
         self.timeout, self.ends_at = timeout, ends_at

@@ -12,7 +12,7 @@ from replay import ReplayModel, main, replay
 from runs.recording import sample_hashes
 from runs.recording_file import FORMAT, load, save
 from runs.replay_check import RequestDrift, without_machine_fields
-from tests.processes import interruptible
+from tests.terminal import interruptible
 from workspace import task_catalog
 
 HERE = Path(__file__).parent
@@ -208,6 +208,8 @@ def test_replay_refuses_a_task_whose_files_differ_from_the_recordings(monkeypatc
     (lambda r: r.pop("sample") and None, "missing 'sample'"),
     (lambda r: r.update(events="many"), "'events' has the wrong type"),
     (lambda r: r["settings"].update(max_turns="8"), "settings.max_turns"),
+    (lambda r: r["settings"].pop("max_turns") and None, "missing settings.max_turns"),
+    (lambda r: r["settings"].update(text_edits="maybe"), "settings.text_edits must be 'off' or 'run'"),
     (lambda r: r["turns"][1].update(chunks=None), "turn 2: needs chunks"),
     (lambda r: r["events"].pop() and None, "the last event must be 'stopped'"),
     (lambda r: r["final_tests"].update(exit_code="0"), "final_tests.exit_code"),

@@ -28,8 +28,9 @@ from models.choice import OPTION_NAMES, ModelChoice
 from settings.named import load_preset, names
 from workspace.task_catalog import SAMPLE_TASK
 
-MODEL_FLAGS = ("api", "host", "base_url", "parallel", "model_digest", "temperature", "seed", "num_ctx",
-               "num_predict", "think", "scripted", "about")
+# The model flags that are ModelChoice fields by the same name, then all of them (gone once it is made).
+AS_NAMED = (*OPTION_NAMES, "parallel", "think", "scripted", "about")
+MODEL_FLAGS = ("api", "host", "base_url", "model_digest", *AS_NAMED)
 LOOP_FLAGS = ("max_turns", "deadline", "text_calls", "verify_finish", "context", "text_edits", "check_edits",
               "check_first", "candidates", "localize")
 
@@ -146,8 +147,7 @@ def model_choice(parser, args, built_in=None):
     urls = [url if "://" in url else f"http://{url}" for url in args.base_url or []] or args.host
     if args.scripted and not urls and built_in is None:
         parser.error("--scripted needs the server that plays the script: pass --host or --base-url")
-    given = {key: getattr(args, key) for key in ("temperature", "seed", "num_ctx", "num_predict", "parallel",
-                                                  "think", "scripted", "about")}
+    given = {key: getattr(args, key) for key in AS_NAMED}
     try:
         if args.scripted and not urls:  # the built-in scripted model: no server, no model flags
             choice = ModelChoice(api="scripted", name=built_in, scripted=True, about=args.about,

@@ -1,7 +1,8 @@
 """evaluate.py's machinery: tasks × attempts run, graded, summed up and reported. In reading order:
 
 - runner.py: an evaluation start to end (claim the folder, plan the slots, run them, keep the
-  summary and the report true), and the checkout's state every attempt is labelled with.
+  summary and the report true); labels.py: what every attempt and summary is labelled with (the
+  model, the checkout's commit).
 - folder.py: an evaluation's output folder: claimed, locked, resumed slot by slot.
 - job.py: one attempt in a worker process: the attempt (attempt/run.py, a run or a search),
   its grades, the attempt file.

@@ -1,15 +1,15 @@
 """An evaluation, start to end: claim the folder, plan the slots, run what is left in worker
 processes (or, with `cluster`, as Ray tasks: evaluation/cluster.py), and keep summary.json and report.html true after every finished attempt.
 
-`evaluate(evaluation, info, commit, dirty, say)` is shared by evaluate.py (one configuration)
-and improve.py (one call per iteration). It never decides anything about the model: the
+`evaluate(evaluation, labels, say)` is shared by evaluate.py (one configuration)
+and improve.py (one call per iteration), with the Labels (evaluation/labels.py) every attempt
+and summary carries. It never decides anything about the model: the
 attempts are graded by evaluation/grades.py from their events and the independent verdict.
 
 What this file deliberately is not: a command line (evaluate.py), the worker pool
-(workers.py) or one attempt (attempt.py).
+(workers.py) or one attempt (job.py, and attempt/run.py under it).
 """
 import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +22,6 @@ from command_line.printer import clean
 from runs.recording_file import load
 from workspace.files import write_atomic
 from workspace.task_catalog import task_names
-
-ROOT = Path(__file__).resolve().parent.parent  # this checkout: its commit labels every attempt
-
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -43,7 +40,7 @@ class Evaluation:
     cluster: object = None  # command_line.cluster_flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
 
 
-def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
+def evaluate(evaluation, labels, say=print, on_attempt=None):
     """Run every unfinished slot; return {"summary", "attempts", "lost"} over the whole folder.
     `lost` lists the attempts lost to the server or the harness (retried by the same command).
     `on_attempt(attempts)` is called after each finished attempt (improve.py redraws its page)."""
@@ -53,12 +50,12 @@ def evaluate(evaluation, info, commit, dirty, say=print, on_attempt=None):
         folder.claim(evaluation.settings, evaluation.model.identity(evaluation.all_candidates))
         todo = _plan(folder, evaluation, say)
         finished = _counted(folder, evaluation)
-        say(f"evaluating {clean(info['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
+        say(f"evaluating {clean(labels.model['name'])}: {len(evaluation.tasks)} tasks x {evaluation.attempts} attempts; "
             f"{len(finished)} already finished in {evaluation.out}, {len(todo)} to run, "
             f"{evaluation.jobs or 'as many as the cluster has CPUs'} at once{' on Ray' if evaluation.cluster else ''}")
-        lost = _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt)
+        lost = _run(folder, evaluation, labels, todo, say=say, on_attempt=on_attempt)
         attempts = sorted(_counted(folder, evaluation), key=order)
-        summary = _write(folder, evaluation, attempts + lost, info, commit, dirty)
+        summary = _write(folder, evaluation, attempts + lost, labels)
         return {"summary": summary, "attempts": attempts, "lost": lost}
     finally:
         folder.unlock()
@@ -86,7 +83,7 @@ def _counted(folder, evaluation):
     return [attempt for attempt in found if attempt["attempt_id"] in chosen]
 
 
-def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
+def _run(folder, evaluation, labels, todo, *, say, on_attempt):
     """Run the slots in workers; after each, a progress line and a fresh summary and report."""
     before, done, lost = _counted(folder, evaluation), [], []
     total = len(before) + len(todo)
@@ -98,13 +95,13 @@ def _run(folder, evaluation, info, commit, dirty, todo, say, on_attempt):
         (lost if "infra_failure" in attempt else done).append(attempt)
         say(progress_line(attempt, len(before) + len(done) + len(lost), total, before + done))
         _name_failed_servers(job, named, say)
-        _write(folder, evaluation, before + done + lost, info, commit, dirty, running=total)
+        _write(folder, evaluation, before + done + lost, labels, running=total)
         if on_attempt:
             on_attempt(before + done + lost)
 
     def jobs(scratch, at_once):
-        return [Job(task, k, evaluation.settings, evaluation.model, info, commit, str(folder.path(task.name, k)),
-                    scratch, evaluation.all_candidates, evaluation.model.parallel or at_once) for task, k in todo]
+        return [Job(task, k, evaluation.settings, evaluation.model, labels.model, labels.commit,
+                    str(folder.path(task.name, k)), scratch, evaluation.all_candidates, evaluation.model.parallel or at_once) for task, k in todo]
 
     with stop_on_sigterm(), scratch_folder() as scratch:
         if evaluation.cluster is None:
@@ -148,10 +145,10 @@ def _read_back(job, result, error):
             "infra_failure": f"the harness failed: {type(error).__name__}: {str(error)[:300]}"}
 
 
-def _write(folder, evaluation, attempts, info, commit, dirty, running=None):
+def _write(folder, evaluation, attempts, labels, running=None):
     """summary.json and report.html over every attempt in the folder (and those lost now)."""
     attempts = sorted(attempts, key=order)
-    summary = summary_of(attempts, evaluation.attempts, info, commit, dirty)
+    summary = summary_of(attempts, evaluation.attempts, labels.model, labels.commit, labels.dirty)
     write_atomic(folder.out / "summary.json", json.dumps(summary, indent=1) + "\n")
     write_report(folder.out, summary, attempts, running=running is not None, total=running)
     return summary
@@ -176,17 +173,3 @@ def order(attempt):
     name, _, k = str(attempt["attempt_id"]).rpartition("-")
     names = task_names()
     return (names.index(name) if name in names else len(names), name, int(k) if k.isdigit() else 0)
-
-
-def git_state():
-    """(commit, dirty) of this checkout, or (None, None) outside git."""
-    def git(*command):
-        return subprocess.run(["git", *command], cwd=ROOT, capture_output=True, text=True, timeout=10)
-    try:
-        commit = git("rev-parse", "HEAD")
-        status = git("status", "--porcelain", "--untracked-files=no")
-    except (OSError, subprocess.TimeoutExpired):
-        return None, None
-    if commit.returncode != 0:
-        return None, None
-    return commit.stdout.strip(), bool(status.stdout.strip())

@@ -53,15 +53,14 @@ def prepare(args, folder, show):
     start = first_run(tree, command, repo, files, show)
     if start is None:
         return None
-    task = make_task(args, repo, tree, files, command, start, show, left_out)
+    task = make_task(args, repo, tree, files, command, start=start, show=show, copy_left_out=left_out)
     # The pristine tree, read (ranked, shown), never edited: every run edits a copy of its own.
     reader = RepoTools(tree, task=task, sandbox_mode=args.sandbox_mode)
     localization = when_asked(args.settings, reader, start)  # beside the start run: once, for every candidate
     if localization is not None:
         show.line(localization_line(localization))
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-        say_context(task, start, reader.file_text, show,
-                    Answering(args.settings.answer_form, args.settings.answer_budget, focus_of(localization), start))
+        say_context(task, start, reader.file_text, show, Answering.of(args.settings, focus_of(localization), start))
     return Prepared(repo, task, start, localization)
 
 
@@ -114,7 +113,7 @@ def first_run(tree, command, repo, files, show):
     return start
 
 
-def make_task(args, repo, tree, files, command, start, show, copy_left_out=()):
+def make_task(args, repo, tree, files, command, *, start, show, copy_left_out=()):
     """The task: the ticket, the project's test code, what the model may read and edit, and what
     was left out of them and of the copy (`copy_left_out`), with why."""
     failing = failures(start["output"])
@@ -129,13 +128,13 @@ def make_task(args, repo, tree, files, command, start, show, copy_left_out=()):
         if not matching(files, [glob]):
             raise RepoProblem(f"--editable {glob} matches no file of {repo}")
     first = first_files(tree, files, tests, [test for test, _ in failing], start["output"])
-    chosen = choose_files(tree, files, tests, first, args.readable, args.editable)
+    chosen = choose_files(tree, files, tests, first, readable_globs=args.readable, editable_globs=args.editable)
     for note in chosen.notes:
         show.line(f"note: {clean(note)}")
     if not chosen.editable:
         raise RepoProblem(f"nothing to edit in {repo}: {clean(chosen.why_none)}; choose files with --editable GLOB")
     task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, tests, command,
-                      chosen.readable, chosen.editable, [*copy_left_out, *chosen.left_out])
+                      readable=chosen.readable, editable=chosen.editable, left_out=[*copy_left_out, *chosen.left_out])
     show.line(f"task: {len(chosen.readable)} readable files, editable: {clean(shown(chosen.editable))}")
     return task
 

@@ -62,7 +62,7 @@ def offer(args, prepared, tools, recording, show):
     show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])})")
     for line in [*patch_lines(patch.text, wants_colour(sys.stdout)), *stat_lines(patch)] if patch.changes else []:
         show.line(line)
-    outcome = decide(args, repo, task, tools, patch, refused, show)
+    outcome = decide(args, repo, task, tools, patch, refused=refused, show=show)
     recording.update(patch={"file": args.patch, "changed_lines": patch.changed_lines, "refused": refused},
                      outcome=outcome)
     args.output = keep(args.output, recording, warn)
@@ -70,7 +70,7 @@ def offer(args, prepared, tools, recording, show):
     return outcome
 
 
-def decide(args, repo, task, tools, patch, refused, show):
+def decide(args, repo, task, tools, patch, *, refused, show):
     """"applied", or why not: "refused", "no terminal", "declined", "changed since", "failed"."""
     if refused:
         show.line(f"not applied: {refused}")

@@ -39,7 +39,7 @@ class UserTask(Task):
     left_out: tuple = ()  # "path (why)": what the copy and the choice left out (fixing/left_out.py: kept)
 
 
-def build_task(name, ticket, tree, tests, command, readable, editable, left_out=()):
+def build_task(name, ticket, tree, tests, command, *, readable, editable, left_out=()):
     """The UserTask for the project `name` whose starting tree is at `tree`; the preload shows
     the readable files in their order (choose_files puts what the failing tests use first).
     `left_out`: "path (why)" for each file left out, kept in the recording (the first few hundred)."""
@@ -66,7 +66,7 @@ class Chosen(NamedTuple):
     why_none: str    # when nothing is editable: what was found and why each was not chosen (bounded)
 
 
-def choose_files(tree, files, tests, first=(), readable_globs=(), editable_globs=()):
+def choose_files(tree, files, tests, first=(), *, readable_globs=(), editable_globs=()):
     """The files the model may read and edit (a Chosen). Readable, in the order a model is shown
     them: `--readable`'s, `first` (what the failing tests use), the code, the tests, then packaging
     and tool configuration (readable, never editable by default). Only these, and `--editable`'s,

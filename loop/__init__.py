@@ -16,7 +16,9 @@
 - context.py: what `context="preload"` writes into messages: the files and the failures, as
   failure_digest.py cuts pytest's output down (read by workspace/pytest_output.py); a long
   file is shown by definitions (context_defs.py), both sides reading module_map.py (a module's
-  definitions by name and line, and `answer_form`, which says how a file is answered).
+  definitions by name and line, and `answer_form`, which says how a file is answered);
+  context_files.py puts each file in its block within the budget, and context_focus.py chooses,
+  under `preload_scope="focus"`, the code the ranking points into, alone.
 
 Reading what a model wrote as text stays here, not beside the adapters (models/): it is the
 loop's policy, set by LoopSettings (`text_calls`, `text_edits`), the same for every adapter and

@@ -1,4 +1,4 @@
-"""The context a small model needs, written into its messages (`context="preload"`, SPEC.md "Context").
+"""The context a small model needs, written into its messages (`context="preload"`, TUTORIAL.md 4.9).
 
 A small local model rarely calls read_file; given the failures and the code in one message it
 answers with corrected code. So under "preload" the harness sends them itself, kept small,
@@ -6,7 +6,8 @@ because on a CPU the prompt's tokens are most of a turn's time:
 
 - `preload_message(task, start_tests, read)`: the first user message: the task's prompt, the
   starting run's failures, the readable files (editable first, unless the task lists them in
-  the order to show: `preload_paths`) within a budget, how to answer.
+  the order to show: `preload_paths`) within a budget, how to answer; under
+  `preload_scope="focus"`, on a long file, only the code the ranking points into (context_focus.py).
 - `correction_message(result, changed, read)`: after tests still fail: the failures and the
   current text of the files the model changed, so it can answer with a corrected block.
 - `compact_output(result)`: a run_tests result whose output is the failure digest.
@@ -17,12 +18,10 @@ What this file deliberately is not: part of the loop (agent_loop.py decides when
 sent) or a file reader (`read` is given, so the tools' allowlist still applies). Pure text: no
 model, no I/O of its own, and no exception for odd input.
 """
-import re
-
+from loop.context_files import FILES_BUDGET, file_blocks, read_text
+from loop.context_focus import focused_paths, focused_prompt
 from loop.failure_digest import failure_digest
 
-FILES_BUDGET = 12_000  # characters of file text per message (SPEC): ~3,000 tokens, 25-120 s on a CPU
-REASON_CHARS = 200     # why a file could not be read: one line, not a traceback
 UNCHANGED_NOTE = "unchanged since you last saw it"
 # A file shown by definitions is answered by definitions: its whole text does not fit an answer.
 DEFINITIONS_HINT = ("First say what the code does wrong. Then write each function or method you change, whole and "
@@ -65,12 +64,20 @@ def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt
     `answering`: a context_defs.Answering, which shows a long file by definitions (None: whole)."""
     if prompt is None:
         prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
-    parts, shown, before = [prompt], {}, len(answering.shown) if answering else 0
+    paths, before = preload_paths(task), len(answering.shown) if answering else 0
+    focused = focused_paths(paths, {path: read_text(read, path)[0] for path in _focus_of(answering, paths)}, answering)
+    if focused:  # preload_scope="focus" on a long file: the code the ranking points into, alone
+        paths, prompt = focused, focused_prompt(task, prompt, focused)
+    parts, shown = [prompt], {}
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
-    parts += _file_blocks(preload_paths(task), read, budget, shown, answering)
+    parts += file_blocks(paths, read, budget, shown, answering)
     parts.append(_hint(hint, _paths(task, "editable"), blocks, tool_edits, answering, before))
     return "\n\n".join(part for part in parts if part), shown
+
+
+def _focus_of(answering, paths):
+    return [path for path in answering.focus_paths() if path in paths] if answering else []
 
 
 def preload_paths(task):
@@ -95,7 +102,7 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
     parts, before = [_failures(result, intro)], len(answering.shown) if answering else 0
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
-    parts += _file_blocks(paths, read, budget, None, answering)
+    parts += file_blocks(paths, read, budget, None, answering)
     parts.append(_hint(hint, paths, blocks, tool_edits, answering, before))
     return "\n\n".join(part for part in parts if part)
 
@@ -124,56 +131,6 @@ def _failures(result, intro):
     if tests_passed(result):
         return "The tests pass now."
     return f"{intro}\n{compact_output(result if isinstance(result, dict) else {})['output']}"
-
-
-def _file_blocks(paths, read, budget, shown=None, answering=None):
-    """Each file in a fenced block headed by its path (or, for a file answered by definitions,
-    its `answering` block), in order, while the budget lasts; then one line naming the files
-    that did not fit and one naming those that could not be read. The files shown whole go
-    into `shown` ({path: text}) when it is given."""
-    left = budget if isinstance(budget, int) and not isinstance(budget, bool) else FILES_BUDGET
-    blocks, too_long, unreadable = [], [], []
-    for path in paths:
-        text, reason = _read(read, path)
-        if reason:
-            unreadable.append(f"{path} ({reason})")
-            continue
-        if answering and answering.by_definitions(text):
-            block = answering.block(path, text, left)
-        else:
-            block = _fenced(path, text)
-            if shown is not None and len(block) <= left:
-                shown[path] = text
-        if block is None or len(block) > left:  # skip it, but keep going: a smaller file after it may still fit
-            too_long.append(path)
-            continue
-        blocks.append(block)
-        left -= len(block)
-    if too_long:
-        blocks.append(f"Not included (too long for this message), read it with read_file: {', '.join(too_long)}")
-    if unreadable:
-        blocks.append(f"Could not be read: {'; '.join(unreadable)}")
-    return blocks
-
-
-def _read(read, path):
-    """(text, None), or (None, why not): a refused or missing file is named, never a crash.
-    `read` may return the text, or read_file's {"path", "text"} dict."""
-    try:
-        text = read(path)
-    except (ValueError, OSError, TypeError) as error:
-        return None, f"{type(error).__name__}: {error}"[:REASON_CHARS]
-    text = text.get("text") if isinstance(text, dict) else text
-    return (text, None) if isinstance(text, str) else (None, "no text returned")
-
-
-def _fenced(path, text):
-    """The path on the line before the block, as the model is asked to answer. The fence is
-    longer than any backtick run in the text, so a file holding ``` cannot end it early."""
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
-    language = "python" if path.endswith(".py") else ""
-    return f"{path}\n{fence}{language}\n{text.rstrip()}\n{fence}"
 
 
 def _hint(hint, paths, blocks, tool_edits, answering, before):

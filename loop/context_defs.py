@@ -19,6 +19,7 @@ the focus comes from elsewhere, and the frames are only read (workspace/pytest_o
 import re
 from collections import namedtuple
 
+from loop.context_focus import best_few
 from loop.module_map import answer_form, innermost, module_map, signature, source_lines
 from workspace.pytest_output import FRAME, read
 
@@ -36,12 +37,23 @@ class Answering:
     """How each file of a run is answered and shown: its form (settings.answer_form, within
     settings.answer_budget), the run's focus, and the frames of the starting tests' failures."""
 
-    def __init__(self, form, budget, focus=None, start_tests=None):
-        self.form, self.budget = form, budget
+    def __init__(self, form, budget, focus=None, start_tests=None, scope="all"):
+        self.form, self.budget, self.scope = form, budget, scope
         self.focus = [item for item in focus or () if isinstance(item, dict)]
+        if scope == "focus":  # the best few, not every definition with any evidence (context_focus.py)
+            self.focus = best_few(self.focus)
         output = start_tests.get("output") if isinstance(start_tests, dict) else None
         self.frames = failure_frames(output)
         self.shown = []  # a Shown for each block given, in order: what the loop reports was shown
+
+    @classmethod
+    def of(cls, settings, focus=None, start_tests=None):
+        """How a run with these LoopSettings answers and shows each file."""
+        return cls(settings.answer_form, settings.answer_budget, focus, start_tests, settings.preload_scope)
+
+    def focus_paths(self):
+        """The files the focus points into, best first, each once."""
+        return list(dict.fromkeys(item["path"] for item in self.focus if isinstance(item.get("path"), str)))
 
     def by_definitions(self, text):
         return answer_form(self.form, text, self.budget) == "definitions"

@@ -16,13 +16,13 @@ from loop.dispatch import invoke
 from loop.written import Refused
 
 
-def judge_turn(run, turn, outcome, calls, written, ran):
+def judge_turn(run, turn, outcome, *, calls, written, ran):
     """After a turn: return a stop reason, or None (after appending any correction)."""
     watch = run.watch
     if correction := _unchanged(run, turn, calls, ran):
         if watch.unchanged_turn():
             return "unchanged_edits"
-    elif correction := _malformed(run, turn, outcome, calls, written, ran):
+    elif correction := _malformed(run, turn, outcome, calls=calls, written=written, ran=ran):
         if watch.malformed_turn():
             return "format_errors"
     else:
@@ -60,7 +60,7 @@ def _unchanged(run, turn, calls, ran):
     return policy.unchanged_edit_nudge(turn, ran["results"], run.failures())
 
 
-def _malformed(run, turn, outcome, calls, written, ran):
+def _malformed(run, turn, outcome, *, calls, written, ran):
     """The correction for a malformed turn, or None: every call refused, calls only
     written as text (under text_calls="nudge"), or nothing at all."""
     if calls and ran["executed"] == 0:

@@ -23,10 +23,10 @@ now = time.monotonic  # the deadline's clock; a module name so tests can swap in
 class Run:
     """One run's state, from its first message to its stop."""
 
-    def __init__(self, settings, tools, task, start_tests=None, cancel=None, focus=None):
+    def __init__(self, settings, tools, task, *, start_tests=None, cancel=None, focus=None):
         self.settings, self.tools, self.focus = settings, tools, focus  # focus: the ranking localizing/ gave agent_events
         # How each file is answered and shown (whole, or by definitions), and what was shown so far.
-        self.answering = Answering(settings.answer_form, settings.answer_budget, focus, start_tests)
+        self.answering = Answering.of(settings, focus, start_tests)
         self.reported = 0  # how many of answering.shown the events have reported
         self.schemas = [s for s in tools.schemas if s["function"]["name"] in settings.offered_tools]
         self.names = [s["function"]["name"] for s in self.schemas]
@@ -38,7 +38,9 @@ class Run:
                                               blocks=settings.text_edits == "run",
                                               tool_edits="replace_text" in settings.offered_tools,
                                               hint=settings.answer_hint, answering=self.answering)
-        self.messages = [{"role": "system", "content": settings.system}, {"role": "user", "content": task}]
+        # A first message that shows a file by definitions gets the system prompt written for that form.
+        system = settings.system_definitions if self.answering.shown and settings.system_definitions else settings.system
+        self.messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         self.first_tests = first_tests(settings, tools, start_tests)  # what a harness check runs first
 
     def shown(self, name, result):

@@ -50,5 +50,9 @@ def settings_problem(s, tool_names):
         (s.unchanged_edits in ("apart", "malformed"),
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
         (s.localize in ("off", "tests"), f"localize must be 'off' or 'tests', not {str(s.localize)[:80]!r}"),
+        (s.preload_scope in ("all", "focus"),
+         f"preload_scope must be 'all' or 'focus', not {str(s.preload_scope)[:80]!r}"),
+        (s.system_definitions is None or (isinstance(s.system_definitions, str) and s.system_definitions.strip() != ""),
+         "system_definitions must be None or a non-empty prompt"),
     ]
     return next((problem for fine, problem in checks if not fine), None)

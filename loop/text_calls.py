@@ -1,7 +1,7 @@
 """Recover tool calls that a small local model wrote into its text instead of the tool-call field.
 
 `find_text_calls(text, schemas)` returns them in Ollama's call shape, in order of appearance.
-The forms, numbered as in SPEC.md ("Malformed turns and tool calls written as text"):
+The forms, numbered (what the loop does with them: TUTORIAL.md, sections 4.4 and 5.4):
 
     1. <|tool_call>call:read_file{path:<|"|>x.py<|"|>}<tool_call|>      Gemma 4
     2. call:read_file{path:"x.py"}                                       Gemma 4 behind vLLM
@@ -57,7 +57,7 @@ def _parameter_order(schemas):
 
 # --- Where to look: the whole reply, then fenced blocks, then markup in the prose between ---
 
-FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)  # no nested repeats: stays linear
+FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)  # no nested repeats: stays linear; text_edits.py reads it too
 
 
 def _find(text, tools):

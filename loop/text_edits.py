@@ -1,8 +1,8 @@
 """Recover edits that a small model wrote as code in its reply instead of calling replace_text.
 
 `find_text_edits(reply, files, test_files)` returns them in reply order, each ready to run as
-`replace_text(path, old, new)`, or an error the model can act on. The forms, as in SPEC.md
-("Edits written as text"):
+`replace_text(path, old, new)`, or an error the model can act on. The forms (TUTORIAL.md,
+section 4.10):
 
     1. definitions  ```python def percent_off(...): ...```   replaces the file's def of that name
     2. whole file   ```python <every name of pricing.py, and a new import>```   replaces the file
@@ -22,12 +22,12 @@ a str, and it is linear in the reply's length.
 import re
 import textwrap
 
+from loop.text_calls import FENCE  # one fenced block, read the same way for calls and for edits
 from loop.text_edits_code import is_test_name, outline, problem, python_edits, read_editable
 from loop.text_edits_defs import method_edits
 from loop.text_edits_diff import HEADER, file_diffs, hunk_edit
 from loop.text_edits_names import FileNames
 
-FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)  # as in text_calls.py: stays linear
 PYTHON_LABELS = {"", "python", "py", "python3"}
 DIFF_LABELS = {"diff", "patch", "udiff"}
 DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)

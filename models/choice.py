@@ -16,11 +16,16 @@ What this file deliberately is not: an adapter (local_model.py and openai_model.
 their defaults: an option left None is the adapter's) or a check that a server answers
 (attempt/adapters.py asks the servers).
 """
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 
 APIS = ("ollama", "openai", "scripted")
-OPTION_NAMES = ("temperature", "seed", "num_ctx", "num_predict")  # Ollama's names, as every adapter takes them
 BUILT_IN = ("attempts", "small-model")  # the scripted models that need no server
+
+
+def option():
+    """A field that is a model option: one for each option an adapter takes (local_model.OPTIONS,
+    openai_model.OPTIONS), in Ollama's names; None leaves it to the adapter's default."""
+    return field(default=None, metadata={"option": True})
 
 
 @dataclass(frozen=True)
@@ -28,10 +33,10 @@ class ModelChoice:
     api: str = "ollama"
     name: str = None          # the model's name (None: the adapter's default)
     urls: tuple = ()          # the servers, in order (none for a built-in scripted model)
-    temperature: float = None
-    seed: int = None          # a search's candidate i gets seed + i - 1 (None: the adapter's seed)
-    num_ctx: int = None
-    num_predict: int = None
+    temperature: float = option()
+    seed: int = option()      # a search's candidate i gets seed + i - 1 (None: the adapter's seed)
+    num_ctx: int = option()
+    num_predict: int = option()
     think: bool = True
     digest: str = None        # the model file's sha256, when the server does not report one
     parallel: int = None      # requests at once on each server (None: one, or one per job)
@@ -71,6 +76,9 @@ class ModelChoice:
     def server(self, url):
         """What a recording says of the server that answered."""
         return {"api": self.api, "url": url if self.urls else None}
+
+
+OPTION_NAMES = tuple(f.name for f in fields(ModelChoice) if f.metadata.get("option"))
 
 
 def choice_problem(choice):

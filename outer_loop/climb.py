@@ -1,6 +1,6 @@
 """The outer loop: evaluate a configuration, read its failing traces, change it, evaluate again.
 
-`run_improvement(plan, info, commit, dirty, prompt_chat, say)` does, for n = 1, 2, ...:
+`run_improvement(plan, labels, prompt_chat, say)` does, for n = 1, 2, ...:
 evaluate the current LoopSettings on the training tasks (evaluation/runner.py, in
 `OUT/iteration-<n>/`), stop when the pass rate reached the target or the iterations are spent,
 otherwise ask the improver for the next settings; an iteration that proposes no change ends the
@@ -47,7 +47,7 @@ class LostAttempts(Exception):
     """An iteration lost attempts to the server; the same command resumes and retries them."""
 
 
-def run_improvement(plan, info, commit, dirty, prompt_chat=None, say=print):
+def run_improvement(plan, labels, prompt_chat=None, say=print):
     """Run the outer loop, or go on with the one in OUT; return the improvement record."""
     record = resumed(plan)
     if record is not None and record["final"] is not None:
@@ -61,7 +61,7 @@ def run_improvement(plan, info, commit, dirty, prompt_chat=None, say=print):
             save(plan.out, record)
         settings = LoopSettings.from_recorded(entries[n - 1]["settings"])
         say(f"=== iteration {n}: {clean(describe(entries[n - 1]['changes'])) or 'the starting configuration'}")
-        result = _evaluate(plan, f"iteration-{n}", plan.train, settings, info, commit, dirty, record, say)
+        result = _evaluate(plan, f"iteration-{n}", plan.train, settings, labels, record=record, say=say)
         entries[n - 1]["train"] = _rates(result)
         save(plan.out, record)
         if n < len(entries):
@@ -75,7 +75,7 @@ def run_improvement(plan, info, commit, dirty, prompt_chat=None, say=print):
             save(plan.out, record)
             break
     record["final"] = entries[-1]["settings"]
-    record["holdout"] = _holdout(plan, record, info, commit, dirty, say)
+    record["holdout"] = _holdout(plan, record, labels, say)
     save(plan.out, record)
     return record
 
@@ -102,17 +102,18 @@ def next_settings(plan, settings, attempts, prompt_chat):
     return settings, changes, answer
 
 
-def _evaluate(plan, folder, tasks, settings, info, commit, dirty, record, say):
+def _evaluate(plan, folder, tasks, settings, labels, *, record, say):
+    """One evaluation of the climb (evaluation/runner.py), its report redrawn after each attempt."""
     evaluation = Evaluation(plan.out / folder, tasks, plan.attempts, settings, plan.model, plan.jobs,
                             whole_folder=False, cluster=plan.cluster)
-    result = evaluate(evaluation, info, commit, dirty, say,
+    result = evaluate(evaluation, labels, say,
                       on_attempt=lambda attempts: write_improvement_report(plan.out, record, running=True))
     if result["lost"]:
         raise LostAttempts(f"{len(result['lost'])} attempt(s) of {folder} were lost to the server or the harness")
     return result
 
 
-def _holdout(plan, record, info, commit, dirty, say):
+def _holdout(plan, record, labels, say):
     """The starting and the final configuration on the tasks the improver never saw."""
     if not plan.holdout:
         return None
@@ -120,8 +121,8 @@ def _holdout(plan, record, info, commit, dirty, say):
     found = {"tasks": [task.name for task in plan.holdout]}
     for name, settings in (("start", plan.start), ("final", final)):
         say(f"=== held-out tasks, {name} configuration")
-        found[name] = _rates(_evaluate(plan, f"holdout-{name}", plan.holdout, settings, info, commit, dirty,
-                                       record, say))
+        found[name] = _rates(_evaluate(plan, f"holdout-{name}", plan.holdout, settings, labels,
+                                       record=record, say=say))
     return found
 
 

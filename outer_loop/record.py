@@ -118,7 +118,7 @@ def _differences(record, plan):
     here = {**plan_of(plan), "start": plan.start.recorded(), "improver": plan.improver}
     found = []
     for key, flag in FLAGS.items():
-        same = (_settings_equal(recorded[key], here[key]) if key == "start" else recorded.get(key) == here[key])
+        same = (same_settings(recorded[key], here[key]) if key == "start" else recorded.get(key) == here[key])
         if not same:
             there = "another start" if key == "start" else _shown(recorded.get(key))
             found.append(f"{flag} {there}" + ("" if key == "start" else f" (here: {_shown(here[key])})"))
@@ -135,9 +135,11 @@ def _resolved(folder):
         return folder
 
 
-def _settings_equal(recorded, settings):
+def same_settings(recorded, other):
+    """Whether two settings as recorded run the same loop (read as LoopSettings, defaults and all);
+    False when either is no settings at all."""
     try:
-        return LoopSettings.from_recorded(recorded) == LoopSettings.from_recorded(settings)
+        return LoopSettings.from_recorded(recorded) == LoopSettings.from_recorded(other)
     except (TypeError, ValueError, AttributeError):
         return False
 

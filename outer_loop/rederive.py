@@ -23,7 +23,7 @@ from agent_loop import LoopSettings
 from evaluation.folder import SLOT, misfit
 from evaluation.grades import grade, pass_at_k
 from outer_loop import climb, prompt_rewrite
-from outer_loop.record import shape_problem
+from outer_loop.record import same_settings, shape_problem
 from replay import replay
 from command_line.printer import clean, fail
 from workspace.task_catalog import load_task
@@ -74,13 +74,14 @@ def replay_folder(folder, plan, task_names, settings, served=False):
     attempts, problems = [], []
     for name in task_names:
         for k in range(1, plan["attempts"] + 1):
-            attempt, problem = _replay_slot(folder / "attempts" / f"{name}-{k}.json", name, k, settings, plan, served)
+            attempt, problem = _replay_slot(folder / "attempts" / f"{name}-{k}.json", name, k, settings, plan,
+                                            served=served)
             problems += [problem] if problem else []
             attempts += [attempt] if attempt else []
     return attempts, problems
 
 
-def _replay_slot(path, name, k, settings, plan, served):
+def _replay_slot(path, name, k, settings, plan, *, served):
     """(the re-derived attempt or None, a difference or None) for one slot the plan counts."""
     if not path.exists():
         return None, f"{path.name} is missing: the plan counts it"
@@ -121,17 +122,11 @@ def _rates(rates):
 
 def _start_differences(record):
     first = record["iterations"][0] if record["iterations"] else {}
-    problems = [] if _same(first.get("settings"), record["start"]) else ["iteration 1 ran other settings than the start"]
-    problems += [] if _same(record["final"], record["iterations"][-1]["settings"]) else [
+    problems = [] if same_settings(first.get("settings"), record["start"]) else [
+        "iteration 1 ran other settings than the start"]
+    problems += [] if same_settings(record["final"], record["iterations"][-1]["settings"]) else [
         "the final settings are not the last iteration's"]
     return problems + ([] if first.get("changes") == [] else ["iteration 1 records changes"])
-
-
-def _same(recorded, other):
-    try:
-        return LoopSettings.from_recorded(recorded) == LoopSettings.from_recorded(other)
-    except (TypeError, ValueError, AttributeError):
-        return False
 
 
 def decision_differences(record, plan, entry, attempts):

@@ -6,6 +6,7 @@ The model's own words about what it did are never the evidence.
 
 What this file deliberately is not: a grader (grades.py) or a rule (rules.py).
 """
+from agent_loop import LoopSettings
 from loop.text_edits import find_text_edits
 
 
@@ -65,7 +66,7 @@ def replies(attempt):
 def unapplied_code(attempt, task):
     """The model answered with code that would have edited an editable file (a fenced block or a
     diff), and the harness took it as text because text_edits was off."""
-    if task is None or attempt.get("settings", {}).get("text_edits", "off") != "off":
+    if task is None or LoopSettings.from_recorded(attempt.get("settings", {})).text_edits != "off":
         return False
     files = {}
     for path in task.editable:

@@ -10,6 +10,7 @@ the replay reads, with their types, and nothing the replay ignores. A recording 
 `focus` a replay hands back, and `coverage`, what its coverage run did), so a replay never
 ranks again; one made before it (every shipped one) has none and replays unchanged.
 """
+from agent_loop import LoopSettings
 
 
 def _is(kind):
@@ -66,12 +67,14 @@ def _localization(recording):
 
 
 def _settings(settings):
-    if not NUMBER(settings.get("max_turns")) or settings["max_turns"] < 1:
-        return "settings.max_turns must be a positive int"
-    if settings.get("text_calls", "nudge") not in ("nudge", "run"):
-        return "settings.text_calls must be 'nudge' or 'run'"
-    if not NUMBER(settings.get("verify_finish", 0)) or settings.get("verify_finish", 0) < 0:
-        return "settings.verify_finish must be an int >= 0"
+    """The settings the replay rebuilds the run from: LoopSettings reads them, with its defaults
+    for the fields a recording predates, and checks every field as it does for a live run."""
+    if "max_turns" not in settings:  # every recording writes the budget it ran with
+        return "missing settings.max_turns"
+    try:
+        LoopSettings.from_recorded(settings)
+    except (TypeError, ValueError) as error:
+        return f"settings.{error}"  # LoopSettings names the field first: "max_turns must be a positive int, ..."
     return None
 
 

@@ -3,7 +3,7 @@
 A file is a JSON object of LoopSettings' fields, each optional (a missing field takes the
 loop's default), plus "about", one sentence on what it is for, and "options", the model options
 it was measured with (`{"temperature": 0.7}`), handed to command_line/shared_flags.py, where models/choice.py
-checks them as it checks the flags (a flag given wins). "system" may be one string or a
+checks them as it checks the flags (a flag given wins). "system" and "system_definitions" may be one string or a
 list of lines (joined with newlines), so a prompt reads line by line in the file. Anything
 else (an unknown field, a wrong value, a file that is not JSON, nested too deep, or larger than
 MAX_BYTES, a pipe included) is one ValueError naming the file and the problem: the command line
@@ -65,8 +65,9 @@ def fields_of(data):
     if unknown:
         raise ValueError(f"unknown field {unknown[0]!r}; fields: {', '.join(LoopSettings.__dataclass_fields__)}")
     fields = {key: value for key, value in data.items() if key not in ("about", "options")}
-    if isinstance(fields.get("system"), list) and all(isinstance(line, str) for line in fields["system"]):
-        fields["system"] = "\n".join(fields["system"])
+    for prompt in ("system", "system_definitions"):  # a prompt may be written as a list of lines
+        if isinstance(fields.get(prompt), list) and all(isinstance(line, str) for line in fields[prompt]):
+            fields[prompt] = "\n".join(fields[prompt])
     return fields
 
 

@@ -60,7 +60,7 @@ class PytestMemo:
 
     def run_bounded(self, command, cwd, env, timeout, limits):
         places = _places(command, cwd)
-        key = self.key(command, cwd, env, timeout, limits, places)
+        key = self.key(command, cwd, env, timeout, limits, places=places)
         kept = self._kept(key)
         if kept is not None:
             self.answered += 1
@@ -71,7 +71,7 @@ class PytestMemo:
             self._keep(key, {"exit_code": exit_code, "output": _marked(output, places), "dropped": dropped})
         return exit_code, output, dropped, timed_out
 
-    def key(self, command, cwd, env, timeout, limits, places):
+    def key(self, command, cwd, env, timeout, limits, *, places):
         """What the run is a function of, as one digest; None when the tree cannot be read.
         `places`: the paths that change from copy to copy (`_places`)."""
         tree = tree_digest(cwd)

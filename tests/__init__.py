@@ -2,13 +2,16 @@
 root), in the order of the rooms it tests:
 
 - what several test files share: helpers.py (the sample's repair, the loop runner, event
-  filters), processes.py (process-table and network probes), user_repos.py (small user
-  repositories for fix.py), browser.py (chromium), forked_pytest.py (the tasks' own pytest runs,
-  forked from one warm interpreter), ray_parts.py (the two-node Ray cluster and what its tests
-  share); wire_captures/ holds real server streams.
+  filters), processes.py (process-table probes, and items that run in a worker process),
+  network.py (a port nothing listens on, a server that never answers), terminal.py (a command
+  line on a real terminal, and Ctrl-C), user_repos.py (small user repositories for fix.py),
+  browser.py (chromium), forked_pytest.py (the tasks' own pytest runs, forked from one warm
+  interpreter), ray_parts.py (the two-node Ray cluster and what its tests share); wire_captures/
+  holds real server streams.
 - the loop (loop/): test_policies.py, test_untrusted.py, test_text_calls.py,
   test_text_edits.py, test_line_endings.py, test_unchanged_edits.py, test_check_edits.py,
-  test_check_first.py, test_context.py, test_levers.py, test_method_edits.py, test_answer_form.py.
+  test_check_first.py, test_context.py, test_levers.py, test_method_edits.py, test_answer_form.py,
+  test_focus_scope.py.
 - the tools and a task's repository (repo_tools.py, workspace/): test_tools.py,
   test_sandbox.py, test_pytest_output.py, test_verdict.py, test_task_catalog.py, test_tasks.py.
 - the models (local_model.py, openai_model.py, models/): test_local_model.py,
@@ -24,7 +27,7 @@ root), in the order of the rooms it tests:
 - outer_loop/: test_improver.py, test_improve.py, test_improve_trust.py.
 - fixing/: test_fix_parts.py, test_fix_choices.py, test_fix_inputs.py, test_fix.py,
   test_fix_real_repos.py, test_fix_projects.py, test_fix_big_modules.py.
-- the house itself: test_layers.py (layers, doors, entry points), test_entry_points.py,
+- the house itself: test_layers.py (layers, doors, entry points, every file prose names), test_entry_points.py,
   test_tutorial.py (TUTORIAL.md and README.md stay true); and the suite's own memory of pytest
   runs (testing/pytest_memo.py): test_pytest_memo.py, and its bytecode folder
   (testing/bytecode.py): test_bytecode.py.

@@ -1,9 +1,10 @@
 """What most of the offline suite shares: the sample's repair, a loop runner that checks every
-run's contract, and small event filters. Beside it: processes.py (probes of the process table
-and the network), user_repos.py (small user repositories for fix.py), browser.py (chromium).
+run's contract, and small event filters. Beside it: processes.py (probes of the process table),
+network.py (ports and a silent server), terminal.py (a command line on a real terminal),
+user_repos.py (small user repositories for fix.py), browser.py (chromium).
 
 What this file deliberately is not: a fixture module (conftest.py holds the fixtures) or a
-test file; no test file imports another test file, they all import from here and those three.
+test file; no test file imports another test file, they all import from here and those beside it.
 """
 import json
 

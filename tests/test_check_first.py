@@ -124,7 +124,7 @@ def test_fix_command_with_a_deselect_runs_exactly_the_failing_ids_a_parametrized
     repo = make_project(tmp_path / "repo", USER_PROJECT, git=False)
     command = project_command(repo, sys.executable, shlex.split("tests --deselect tests/test_slow.py::test_never"))
     task = build_task("calc", "add is wrong", repo, {"tests/test_ops.py", "tests/test_more.py"}, command,
-                      ["src/calc/ops.py"], ["src/calc/ops.py"])
+                      readable=["src/calc/ops.py"], editable=["src/calc/ops.py"])
     tools = RepoTools(repo, task=task)
     start = tools.run_tests()
     assert (start["failed"], start["passed"], start.get("deselected")) == (3, 1, 1)

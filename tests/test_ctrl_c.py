@@ -20,7 +20,7 @@ from repo_tools import RepoTools
 from command_line import ctrl_c
 from runs.recording import record_loop
 from testing.scripted import ScriptedChat, done, text
-from tests.processes import interruptible
+from tests.terminal import interruptible
 from workspace.task_catalog import fresh_copy, load_task
 
 pytestmark = pytest.mark.real_pytest_runs  # a Ctrl-C lands during a real run's fork

@@ -36,7 +36,7 @@ def test_bench_refuses_an_unknown_flag_in_one_line():
 
 
 def test_bench_says_in_one_line_that_a_server_is_not_there(tmp_path):
-    from tests.processes import closed_port
+    from tests.network import closed_port
     finished = run("bench.py", "--server", f"http://127.0.0.1:{closed_port()}/v1")
     assert finished.returncode == 1 and finished.stderr.count("\n") == 1, finished.stderr
     assert finished.stderr.startswith("error: no server answers at http://127.0.0.1:") and "--server" in finished.stderr

@@ -10,7 +10,7 @@ import evaluate
 from evaluation.grades import claim, grade, markdown_table, pass_at_k, summary_of
 from runs.recording_file import load
 from tests.helpers import EVALUATE_FLAGS
-from tests.processes import closed_port
+from tests.network import closed_port
 from workspace.task_catalog import load_task
 
 HERE = Path(__file__).resolve().parent.parent  # the project root

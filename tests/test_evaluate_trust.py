@@ -17,7 +17,8 @@ from evaluation.folder import EvaluationFolder
 from evaluation.workers import run_in_workers
 from runs.recording_file import load, save
 from tests.helpers import EVALUATE_FLAGS
-from tests.processes import interruptible, killed_in_the_second_item
+from tests.processes import killed_in_the_second_item
+from tests.terminal import interruptible
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 

@@ -94,8 +94,8 @@ def test_readable_globs_are_shown_first_and_tooling_last(tmp_path):
              "tests/test_a.py": "from a.core import X\n"}
     tree = make_project(tmp_path / "a", files, git=False)
     readable, editable, *_ = choose_files(tree, sorted(files), {"tests/test_a.py"}, ["a/core.py", "tests/test_a.py"],
-                                          ["NOTES.md"])
+                                          readable_globs=["NOTES.md"])
     assert readable == ["NOTES.md", "a/core.py", "tests/test_a.py", "a/big.py", "setup.py"]
     assert editable == ["a/core.py", "a/big.py"]
-    task = build_task("a", "t", tree, {"tests/test_a.py"}, None, readable, editable)
+    task = build_task("a", "t", tree, {"tests/test_a.py"}, None, readable=readable, editable=editable)
     assert preload_paths(task) == readable  # not editable first: the readable order is the one to show

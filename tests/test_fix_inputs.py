@@ -9,7 +9,7 @@ import fix
 from fixing import repo as user_repo
 from fixing import task as user_task
 from testing.scripted import done, text
-from tests.processes import closed_port
+from tests.network import closed_port
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
 from workspace import sandbox
 

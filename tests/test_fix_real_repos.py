@@ -11,7 +11,7 @@ from pathlib import Path
 
 import fix
 from testing.scripted import call, done, text
-from tests.processes import closed_port
+from tests.network import closed_port
 from tests.user_repos import ADD_FIX, OPS, OPS_FIXED, PROJECT, make_project, tree_state
 
 HERE = Path(__file__).resolve().parent.parent  # the project root

@@ -20,7 +20,7 @@ OFFERED = [{"function": {"name": name}} for name in ("read_file", "replace_text"
 STRONG = LoopSettings(text_calls="run", context="preload", text_edits="run", verify_finish=2, max_turns=16)
 
 
-def attempt(task="path_rules", k=1, events=(), stop="assistant_finished", contradicted=False, text_edits="off"):
+def attempt(task="path_rules", k=1, *, events=(), stop="assistant_finished", contradicted=False, text_edits="off"):
     """A failed attempt whose trace holds exactly `events` (plus its stop)."""
     return {"attempt_id": f"{task}-{k}", "task_name": task, "verdict": "not repaired",
             "grades": {"verdict": "not repaired"}, "claim": {"text": "", "contradicted": contradicted},

@@ -4,7 +4,8 @@ A module imports only modules of its own layer or of a lower one (LAYERS): nothi
 up. No entry point imports another entry point, no folder imports an entry point, product code
 never imports testing/, and no two modules import each other, however indirectly. Each folder's
 door (its `__init__.py`, a docstring only) names every .py and .json file in the folder, and
-every file it names exists."""
+every file it names exists. So does every file that prose names: a module's docstring, README.md,
+TUTORIAL.md."""
 import ast
 import functools
 import re
@@ -135,3 +136,51 @@ def test_a_door_that_leaves_a_file_out_or_names_a_missing_one_is_caught(tmp_path
     (tmp_path / "kept.py").write_text("")
     (tmp_path / "new.json").write_text("{}")
     assert door_problems(tmp_path) == ["new.json is not named", "gone.py is named, but is not there"]
+
+
+# --- Prose that names a file: every module docstring, README.md and TUTORIAL.md ------------------
+
+NAMED = re.compile(r"(?<![\w./~-])[\w./-]*\w\.(?:py|json|md)\b")
+# Files that are not the project's, named in prose as what they are: a user's project's files
+# (fix.py's examples, the test code a project keeps in testing/), a module that shadows pytest,
+# the example names of a template.
+NOT_OURS = {"setup.py", "noxfile.py", "pytest.py", "x.py", "_test.py", "_testing.py", "file.py", "test_file.py",
+            "tests/test_parse.py", "tests/test_one.py", "tests/t.py", "tests/test_file.py", "testing/expected.py"}
+PLACEHOLDERS = {"NAME", "FILE"}  # a file's name to be filled in: settings/NAME.json
+
+
+@functools.cache
+def project_file_names():
+    """The name of every file of the project (not the hidden folders', not bytecode)."""
+    return {p.name for p in ROOT.rglob("*") if p.is_file()
+            and not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(ROOT).parts[:-1])}
+
+
+def named_file_problems(text, folder):
+    """The files `text`, prose in `folder`, names that are not there. A path whose first folder is
+    one of the project's is read from the root (or from `folder`); a bare name is a file of any
+    folder of the project (agent_loop.py's "verdict.py" is workspace/verdict.py); a path outside
+    the project (/tmp/..., ~/code/..., OUT/summary.json) is not the project's to check."""
+    problems = []
+    for name in sorted(set(NAMED.findall(text)) - NOT_OURS):
+        top, _, rest = name.partition("/")
+        if Path(name).stem in PLACEHOLDERS or (rest and not (top and (ROOT / top).is_dir())):
+            continue
+        there = (ROOT / name).is_file() or (folder / name).is_file() if rest else name in project_file_names()
+        problems += [] if there else [f"{name} is named, but is not there"]
+    return problems
+
+
+def test_every_file_a_docstring_the_readme_or_the_tutorial_names_is_there():
+    texts = {name: (ROOT.joinpath(*name.split(".")[:-1]), ast.get_docstring(ast.parse(
+        (ROOT / f"{name.replace('.', '/')}.py").read_text(encoding="utf-8"))) or "") for name in modules()}
+    texts.update({md: (ROOT, (ROOT / md).read_text(encoding="utf-8")) for md in ("README.md", "TUTORIAL.md")})
+    problems = {name: named_file_problems(text, folder) for name, (folder, text) in texts.items()}
+    assert {name: found for name, found in problems.items() if found} == {}
+
+
+def test_prose_that_names_a_missing_file_is_caught(tmp_path):
+    text = ("workspace/verdict.py and verdict.py are there; workspace/verdicts.py and verdicts.py are not; "
+            "settings/NAME.json, /tmp/run/summary.json, ~/code/app.py and OUT/summary.json are no files of ours")
+    assert named_file_problems(text, tmp_path) == ["verdicts.py is named, but is not there",
+                                                   "workspace/verdicts.py is named, but is not there"]

@@ -13,7 +13,7 @@ from local_model import OPTIONS, PAST_DEADLINE, TIMEOUT, DeadlinePassed, Deadlin
 from testing.fake_ollama import Drop, Forever, HttpError, Stall
 from testing.scripted import call, calls, done, text, thinking
 from tests.helpers import FIX, SCHEMAS, of_type
-from tests.processes import closed_port
+from tests.network import closed_port
 
 TASK = "Fix the failing test."
 MESSAGES = [{"role": "user", "content": TASK}]

@@ -1,6 +1,7 @@
 """The model a command line chose, as one typed value (models/choice.py): built and checked once
 when the flags are parsed, sent to the worker processes whole, and `--scripted` meaning the same
 thing on every command line."""
+import argparse
 import json
 import pickle
 
@@ -9,15 +10,18 @@ import pytest
 import evaluate
 import fix
 import improve
+import local_model
+import openai_model
 import record_run
 from agent_loop import LoopSettings
 from evaluation.job import Job, run_job
 from fixing.flags import parse_args as fix_flags
-from models.choice import ModelChoice
+from models.choice import CHECKS, OPTION_NAMES, ModelChoice
+from command_line.shared_flags import add_model_flags
 from runs.recording_file import load
 from testing.fake_openai import text as sse_text
 from testing.scripted import done, text
-from tests.processes import closed_port
+from tests.network import closed_port
 from tests.user_repos import make_project
 from workspace.task_catalog import load_task
 
@@ -30,6 +34,16 @@ def test_the_flags_become_one_typed_model_and_are_gone_from_the_namespace():
     assert not any(hasattr(args, flag) for flag in ("host", "seed", "temperature", "max_turns", "scripted"))
     assert args.model.options(seed=9) == {"temperature": 0.5, "seed": 9}
     assert pickle.loads(pickle.dumps(args.model)) == args.model  # it crosses to evaluate.py's workers
+
+
+def test_each_option_an_adapter_takes_is_one_field_of_the_choice_one_flag_and_one_check():
+    """The adapters declare the options they take; the choice, the flags and their checks follow."""
+    assert set(OPTION_NAMES) == set(local_model.OPTIONS) | set(openai_model.OPTIONS)
+    assert set(OPTION_NAMES) <= set(CHECKS)
+    parser = argparse.ArgumentParser()
+    add_model_flags(parser)
+    assert set(OPTION_NAMES) <= set(vars(parser.parse_args([])))
+    assert local_model.OPTIONS["seed"] == openai_model.OPTIONS["seed"][1]  # attempt/adapters.seed_for counts from it
 
 
 def test_no_server_named_is_ollamas_default_one_resolved_once(monkeypatch):

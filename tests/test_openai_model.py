@@ -35,7 +35,7 @@ from testing.fake_openai import (
     without_finish,
 )
 from tests.helpers import FIX_NEW, FIX_OLD, SCHEMAS, of_type
-from tests.processes import closed_port
+from tests.network import closed_port
 
 MODEL = "qwen2.5-coder-1.5b"
 TASK = "Fix the failing test."

@@ -21,7 +21,7 @@ from runs.recording_file import load
 from command_line.progress import Progress
 from testing.fake_ollama import Stall
 from testing.scripted import done, text
-from tests.processes import Terminal
+from tests.terminal import Terminal
 from tests.user_repos import make_project, tree_state
 
 pytestmark = pytest.mark.real_pytest_runs

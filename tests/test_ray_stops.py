@@ -22,8 +22,9 @@ import pytest
 
 import evaluate
 from runs.recording_file import load
-from tests.processes import interruptible, running_with
+from tests.processes import running_with
 from tests.ray_parts import Repairs, openai_flags
+from tests.terminal import interruptible
 
 try:
     import ray

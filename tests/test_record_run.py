@@ -16,7 +16,7 @@ from runs.recording_file import FORMAT, load
 from testing.fake_ollama import Stall
 from testing.scripted import call, done, text, thinking
 from tests.helpers import FIX
-from tests.processes import closed_port, silent_server
+from tests.network import closed_port, silent_server
 
 HERE = Path(__file__).resolve().parent.parent  # the project root
 

@@ -1,4 +1,4 @@
-"""Search: several candidates for one attempt, chosen by the tests (SPEC.md, "Search").
+"""Search: several candidates for one attempt, chosen by the tests (TUTORIAL.md, 7.1).
 
 Each candidate is a queue of scripted turns on its own copy of the sample; the tests are the
 real sandboxed pytest. What is checked: the choice (passing first, never a candidate that
@@ -258,7 +258,7 @@ def test_a_server_down_at_the_start_is_named_and_left_out(tmp_path, capsys):
     import evaluate
     from testing.fake_openai import FakeOpenAI
     from testing.fake_openai import text as sse_text
-    from tests.processes import closed_port
+    from tests.network import closed_port
     down = f"http://127.0.0.1:{closed_port()}/v1"
     with FakeOpenAI(sse_text("I cannot fix it.")) as up:
         code = evaluate.main(["--api", "openai", "--base-url", down, "--base-url", up.url, "--model",
