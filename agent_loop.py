@@ -53,7 +53,7 @@ class LoopSettings:
     check_edits: bool = False       # after a turn that edits, run the tests: green ends the run ("tests_passed")
     check_first: bool = True        # a check of the harness (check_edits, verify_finish) runs the tests that
     #                                 failed at the start first, then, if they pass, the whole selection
-    candidates: int = 1             # trajectories per attempt, chosen by the tests (search/); 1: one run
+    candidates: int = 1             # trajectories per attempt, chosen by the tests (attempt/); 1: one run
     answer_hint: str = None         # "preload": the last line of the first message and of each correction
     #                                 (how to answer); None: the harness's own line for the form it reads.
     #                                 A message that shows a file by definitions ends with the line for that form.

@@ -14,7 +14,7 @@
    --jobs 1 and --jobs 2 and their ratio (target: at least 1.6 on 2 cores), and the harness's
    time beyond the attempts' own pytest runs (target: at most 5%).
 8. With --server URL: a model server's aggregate generated tokens per second with 1, 2 and 4
-   requests at once, as ratios (search/throughput.py): what `--parallel` gains on this machine.
+   requests at once, as ratios (attempt/throughput.py): what `--parallel` gains on this machine.
 
 What this file deliberately is not: a test. Nothing here asserts a time.
 """
@@ -33,11 +33,11 @@ from models.choice import ModelChoice
 from models.scripted_turns import done, text
 from replay import ReplayModel, replay
 from repo_tools import RepoTools, schemas_for
-from runs.adapters import SCRIPTED
-from runs.printer import OneLineParser, fail, run_cli
+from attempt.adapters import SCRIPTED
+from command_line.printer import OneLineParser, fail, run_cli
 from runs.recording import loop_settings
 from runs.recording_file import load
-from search.throughput import NotMeasured, slot_ratios
+from attempt.throughput import NotMeasured, slot_ratios
 from settings.named import load_settings
 from workspace.task_catalog import fresh_copy, load_task
 

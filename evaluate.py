@@ -24,10 +24,10 @@ from evaluation.grades import markdown_table
 from evaluation.labels import Labels
 from evaluation.runner import Evaluation, evaluate
 from local_model import ModelUnavailable
-from runs.adapters import check_servers
-from runs.flags import (add_cluster_flags, add_loop_flags, add_model_flags, add_task_flags, cluster_choice,
-                        local_sandbox_problem, parsed, positive)
-from runs.printer import OneLineParser, clean, fail, run_cli
+from attempt.adapters import check_servers
+from command_line.cluster_flags import add_cluster_flags, cluster_choice, local_sandbox_problem
+from command_line.shared_flags import add_loop_flags, add_model_flags, add_task_flags, parsed, positive
+from command_line.printer import OneLineParser, clean, fail, run_cli
 from workspace.task_catalog import load_task, task_names
 
 

@@ -20,18 +20,18 @@ SIGTERM and SIGHUP (the terminal closed) end a run alike, at once: what ran is w
 import tempfile
 from pathlib import Path
 
+from attempt.adapters import check_servers
+from attempt.run import Attempt, run_attempt
+from command_line import ctrl_c
+from command_line.attempt_view import AttemptView
+from command_line.printer import Printer, fail, run_cli, warn
 from fixing.first_steps import prepare
 from fixing.flags import parse_args
 from fixing.offer import offer
 from fixing.repo import RepoProblem, git_state
 from fixing.task import task_spec
 from local_model import ModelUnavailable
-from runs import ctrl_c
-from runs.adapters import check_servers, make_model
-from runs.printer import Printer, fail, run_cli, warn
-from runs.recording import recording_of, run_recorded
 from runs.recording_file import keep
-from search.live import search_live
 
 NOT_APPLIED = 3
 
@@ -47,7 +47,7 @@ def main(argv=None):
     except RepoProblem as problem:
         return fail(problem)
     except KeyboardInterrupt as stop:  # every stream was closed by the stop; the copies went with the with-block
-        kept = getattr(stop, "recording", None)
+        kept = getattr(stop, "partial", None)  # the run so far, labelled (attempt/run.py), when one had started
         kept = f"{ctrl_c.what_ran(kept)} kept in {keep(args.output, kept, warn)}; " if kept else ""
         ctrl_c.say_stopped(f"interrupted: nothing was applied; {kept}the copies were removed")
         return 130
@@ -66,38 +66,31 @@ def fix(args):
 
 
 def run(args, prepared, folder, show):
-    """(the recording, the tools of the run it shows): one run, or a search of several candidates.
-    The servers are asked first (one that does not answer, among several, is named and left
-    out); RepoProblem when none answers."""
+    """(the recording, the tools of the run it shows): one attempt, a search by default. The
+    servers are asked first (one that does not answer, among several, is named and left out);
+    RepoProblem when none answers."""
     try:  # fail before the loop: server up, model there
         choice, info = check_servers(args.model)
     except ModelUnavailable as error:
         raise RepoProblem(str(error)) from None
-    repo, task, start, tools, localization = prepared
+    attempt = Attempt(prepared.task, args.settings, choice, info, folder / "attempt", sandbox_mode=args.sandbox_mode,
+                      all_candidates=args.all_candidates)
     try:
-        if args.settings.candidates > 1:  # the default: several candidates, chosen by the tests
-            body, model, tools = search_live(choice, task, args.settings, start, folder, localization=localization,
-                                             show=show, sandbox_mode=args.sandbox_mode,
-                                             all_candidates=args.all_candidates, show_model=args.show_model)
-            if body is None:
-                raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
-        else:
-            model = make_model(choice)
-            body = run_recorded(model, tools, args.settings, start_tests=start, localization=localization,
-                                on_event=show)
+        with AttemptView(show, show_model=args.show_model) as view:
+            ran = run_attempt(attempt, start_tests=prepared.start, on_event=view, localization=prepared.localization)
     except ctrl_c.Interrupted as stop:  # what ran is kept, marked interrupted (main writes it)
-        stop.recording = labelled(stop.partial, choice, info, make_model(choice), prepared, args)
+        stop.partial.update(of_the_repository(prepared, args))
         raise
-    return labelled(body, choice, info, model, prepared, args), tools
+    if ran is None:
+        raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
+    ran.recording.update(of_the_repository(prepared, args))
+    return ran.recording, ran.tools
 
 
-def labelled(body, choice, info, model, prepared, args):
-    """The recording of `body`: its model, server and adapter, and the repository it repairs."""
-    recording = recording_of(body, source=choice.source, about=choice.about, model=info,
-                             server=choice.server(model.url), adapter=model.recorded())
-    recording.update(repository={"name": prepared.repo.name, "path": str(prepared.repo),
-                                 **(git_state(prepared.repo) or {})}, task_spec=task_spec(prepared.task, args.tests))
-    return recording
+def of_the_repository(prepared, args):
+    """What a fix.py recording says beside the run: the repository it repairs, and its task."""
+    return {"repository": {"name": prepared.repo.name, "path": str(prepared.repo), **(git_state(prepared.repo) or {})},
+            "task_spec": task_spec(prepared.task, args.tests)}
 
 
 if __name__ == "__main__":

@@ -26,10 +26,10 @@ from evaluation.labels import Labels
 from local_model import ModelUnavailable
 from outer_loop.climb import LostAttempts, Plan, run_improvement
 from outer_loop.rederive import replay_improvement
-from runs.adapters import check_servers, make_model
-from runs.flags import (add_cluster_flags, add_model_flags, add_task_flags, cluster_choice, local_sandbox_problem,
-                        parsed, positive)
-from runs.printer import OneLineParser, clean, fail, run_cli
+from attempt.adapters import check_servers, make_model
+from command_line.cluster_flags import add_cluster_flags, cluster_choice, local_sandbox_problem
+from command_line.shared_flags import add_model_flags, add_task_flags, parsed, positive
+from command_line.printer import OneLineParser, clean, fail, run_cli
 from settings.named import load_settings
 from workspace.task_catalog import load_task, task_names
 

@@ -26,7 +26,7 @@ DEFAULT_MODEL = "gemma4:e2b"
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # The options this adapter takes, each with its default: deterministic sampling, a context that
 # fits the task, and a cap on each answer. models/choice.py holds one field for each option an
-# adapter takes, and runs/flags.py one flag (tests/test_model_choice.py keeps them together).
+# adapter takes, and command_line/shared_flags.py one flag (tests/test_model_choice.py keeps them together).
 OPTIONS = {"temperature": 0, "seed": 7, "num_ctx": 8192, "num_predict": 2048}
 # Everything the SDK raises for a failed request or an unreadable reply (its own ResponseError is
 # added once the SDK is imported: see _failures).

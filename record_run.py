@@ -21,18 +21,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from attempt.adapters import check_servers
+from attempt.run import Attempt, run_attempt
+from command_line import ctrl_c
+from command_line.attempt_view import AttemptView
+from command_line.printer import OneLineParser, Printer, clean, fail, result_line, run_cli, warn
+from command_line.shared_flags import add_loop_flags, add_model_flags, add_task_flags, parsed
 from local_model import ModelUnavailable
-from repo_tools import RepoTools
-from runs import ctrl_c
-from runs.adapters import check_servers, make_model
-from runs.flags import add_loop_flags, add_model_flags, add_task_flags, parsed
-from localizing.ranking import when_asked
-from runs.printer import OneLineParser, Printer, clean, fail, localization_line, result_line, run_cli, warn
-from runs.recording import recording_of, run_recorded
 from runs.recording_file import keep, output_problem
-from search.live import search_live
-from workspace.passing import start_run
-from workspace.task_catalog import fresh_copy, load_task
+from workspace import sandbox
+from workspace.task_catalog import load_task
 
 
 def parse_args(argv=None):
@@ -76,70 +74,49 @@ def main(argv=None):
         args.model, info = check_servers(args.model)
     except ModelUnavailable as error:
         return fail(error)
-    stopped = None
+    kind, warning = sandbox.detect()
+    if args.sandbox_mode == "require" and kind == "none":
+        return fail(f"a sandbox is required but unavailable: {warning} (install bubblewrap, or drop --require-sandbox)")
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    # Every line goes through one Printer: if the reader goes away (`| head`), the run goes on.
+    show = Printer(show_thinking=args.show_thinking)
+    show.line(f"recording {clean(info['name'])} at {clean(args.model.urls[0])} on a fresh copy of task "
+              f"{clean(args.task.name)}")
     # SIGTERM (`kill`, CI) and SIGHUP (the terminal closed) stop as Ctrl-C does: what ran is kept, the copies go.
     with ctrl_c.stop_on_signals(), tempfile.TemporaryDirectory(prefix="coding-loop-") as folder:
+        attempt = Attempt(args.task, args.settings, args.model, info, folder, sandbox_mode=args.sandbox_mode,
+                          all_candidates=args.all_candidates)
         try:
-            tools = RepoTools(fresh_copy(args.task, folder), task=args.task, sandbox_mode=args.sandbox_mode)
-        except OSError as error:
-            return fail(f"{error} (install bubblewrap, or drop --require-sandbox)")
-        # Every line goes through one Printer: if the reader goes away (`| head`), the run goes on.
-        show = Printer(show_thinking=args.show_thinking)
-        try:
-            body, model = record(args, info, tools, Path(folder), show)
+            with AttemptView(show, show_model=args.show_model) as view:
+                ran = run_attempt(attempt, on_event=view)
         except KeyboardInterrupt as stop:  # every stream was closed by the stop; the copies go with the with-block
-            stopped = kept_interrupted(args, info, stop)
+            ran, stopped = None, kept_interrupted(args, stop)
+        else:
+            stopped = None
     if stopped is not None:
         ctrl_c.say_stopped(f"interrupted: {stopped}; the copies were removed")
         return 130
-    if body is None:
+    if ran is None:
         return fail("every model server failed before one candidate could start; nothing was written")
-    return write(args, model, info, body, show)
+    return write(args, ran.recording, show)
 
 
-def record(args, info, tools, folder, show):
-    """Run the loop (or a search of several candidates) while printing it; return (the
-    recording's body, the model of the run it shows), or (None, None) when every server failed."""
-    if tools.sandbox_warning:
-        print(f"warning: {tools.sandbox_warning}", file=sys.stderr)
-    show.line(f"recording {clean(info['name'])} at {clean(args.model.urls[0])} on a fresh copy of task "
-              f"{clean(args.task.name)}")
-    start_tests = start_run(tools)  # a start run that hangs: how many tests there are, collected
-    show.line(f"starting tests: {result_line(start_tests)}")
-    localization = when_asked(args.settings, tools, start_tests)  # once, for the run or every candidate
-    if localization is not None:
-        show.line(localization_line(localization))
-    if args.settings.candidates > 1:  # several candidates, chosen by the tests
-        body, model, _ = search_live(args.model, args.task, args.settings, start_tests, folder, show=show,
-                                     localization=localization, sandbox_mode=args.sandbox_mode,
-                                     all_candidates=args.all_candidates, show_model=args.show_model)
-        return body, model
-    model = make_model(args.model)
-    return run_recorded(model, tools, args.settings, start_tests=start_tests, localization=localization,
-                        on_event=show), model
-
-
-def kept_interrupted(args, info, stop):
-    """Write what an interrupted run did (ctrl_c.Interrupted's partial recording, marked
-    interrupted) to --output; say where, or that nothing had run yet."""
+def kept_interrupted(args, stop):
+    """Write what an interrupted run did (the labelled partial recording ctrl_c.Interrupted carries,
+    marked interrupted) to --output; say where, or that nothing had run yet."""
     partial = getattr(stop, "partial", None)
     if not isinstance(partial, dict) or "task_name" not in partial:
         return "nothing was written (no run had started)"
-    model = make_model(args.model)
-    recording = recording_of(partial, source=args.model.source, about=args.model.about, model=info,
-                             server=args.model.server(model.url), adapter=model.recorded())
-    return f"{ctrl_c.what_ran(partial)} kept in {clean(keep(args.output, recording, warn))}"
+    return f"{ctrl_c.what_ran(partial)} kept in {clean(keep(args.output, partial, warn))}"
 
 
-def write(args, model, info, body, show):
-    """Label, save and report the recording; exit 0 whatever the verdict."""
-    recording = recording_of(body, source=args.model.source, about=args.model.about, model=info,
-                             server=args.model.server(model.url), adapter=model.recorded())
+def write(args, recording, show):
+    """Save and report the recording; exit 0 whatever the verdict."""
     # Checked at the start, yet its folder may be gone now: the run is kept anyway, elsewhere.
     output = keep(args.output, recording, warn)
-    tests = body["final_tests"]
-    show.line(f"verdict: {body['verdict']} (independent pytest: {result_line(tests)}); "
-                   f"tests unchanged: {body['tests_unchanged']}")
+    show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])}); "
+              f"tests unchanged: {recording['tests_unchanged']}")
     show.line(f"wrote {output}")
     return 0
 

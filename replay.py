@@ -25,8 +25,8 @@ from pathlib import Path
 from agent_loop import agent_events
 from fixing.task import recorded_task
 from repo_tools import RepoTools
-from runs import ctrl_c
-from runs.printer import OneLineParser, clean, fail, run_cli
+from command_line import ctrl_c
+from command_line.printer import OneLineParser, clean, fail, run_cli
 from runs.recording import focus_of, loop_settings, run_recorded, sample_hashes
 from runs.recording_file import load, plain_copy
 from runs.replay_check import (
@@ -39,7 +39,7 @@ from runs.replay_check import (
 )
 from runs.replay_table import closing_table, print_replay
 from runs.served_tools import ServedTools
-from search.replay import replay_search
+from attempt.search_replay import replay_search
 from workspace import sandbox
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import verdict as recomputed_verdict
@@ -148,7 +148,7 @@ def main(argv=None):
     parser.add_argument("paths", nargs="*", metavar="FILE", help="recordings (default: every file in recordings/)")
     parser.add_argument("--served", action="store_true",
                         help="serve recorded tool results (no pytest, no subprocess); events must match exactly")
-    # Not runs.flags.add_task_flags: runs/flags.py imports the model SDKs, which a replay never needs.
+    # Not command_line.shared_flags.add_task_flags: command_line/shared_flags.py imports the model SDKs, which a replay never needs.
     parser.add_argument("--tasks-dir", metavar="DIR", help="the folder of the recordings' tasks (default: tasks/)")
     args = parser.parse_args(argv)
     paths = args.paths or sorted(str(p) for p in RECORDINGS.glob("*.json"))
@@ -167,7 +167,7 @@ def main(argv=None):
     try:
         rows = []
         for path in paths:
-            ctrl_c.check()  # a Ctrl-C dropped on its way (runs/ctrl_c.py) stops before the next recording
+            ctrl_c.check()  # a Ctrl-C dropped on its way (command_line/ctrl_c.py) stops before the next recording
             rows.append(_replay_one(path, args.served, args.tasks_dir))
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

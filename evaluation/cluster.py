@@ -34,11 +34,11 @@ from pathlib import Path
 
 import ray
 
-from evaluation.attempt import run_attempt
+from evaluation.job import run_job
 from evaluation.cluster_cancel import stopped_by_cancel
 from evaluation.cluster_slots import ClusterServers, SlotKeeper
-from runs import ctrl_c
-from search.servers import LOSSES_IN_A_ROW
+from command_line import ctrl_c
+from attempt.servers import LOSSES_IN_A_ROW
 from workspace import sandbox
 from workspace.files import write_atomic
 
@@ -175,7 +175,7 @@ def _attempt_in(scratch, job):
     job = dataclasses.replace(job, scratch=scratch, path=os.path.join(scratch, "attempt.json"), node=here,
                               slots=job.slots.for_run(_attempt_id(job)))
     for _ in range(len(job.slots.urls) + LOSSES_IN_A_ROW):
-        result = run_attempt(job)
+        result = run_job(job)
         if not _lost_while_others_work(job, result):
             break
     if result.get("path"):

@@ -8,7 +8,7 @@ driver's wait ran out first, it exited, and Ray then killed the task's worker ou
 `finally` ran, so its task copy stayed behind on the node. (tests/test_ray_stops.py shows it.)
 
 `stopped_by_cancel()`, around the attempt, makes the cancel do what Ctrl-C does in a local
-worker (runs/ctrl_c.py): a simulated signal still writes to Python's wakeup fd, so a thread
+worker (command_line/ctrl_c.py): a simulated signal still writes to Python's wakeup fd, so a thread
 waiting on it closes every model connection and kills every running test at once; the read
 returns, the KeyboardInterrupt is raised, and the attempt ends through its `finally` blocks.
 
@@ -21,7 +21,7 @@ import threading
 from contextlib import contextmanager
 
 from models.closing import close_all
-from runs import ctrl_c
+from command_line import ctrl_c
 from workspace.pytest_run import kill_running
 
 

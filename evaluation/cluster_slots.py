@@ -1,6 +1,6 @@
 """The model servers' slots on a Ray cluster: one small actor counts them for the whole run.
 
-`ClusterServers(urls, parallel)` has the very interface of search/servers.py's `Servers`
+`ClusterServers(urls, parallel)` has the very interface of attempt/servers.py's `Servers`
 (`take(skip)`, `working()`, `lost(url, why)`, `answered(url)`, `failures()`), so a single run
 and a search's candidates take their slots from it unchanged, on whichever node they run. The
 lock files of the local pool cannot do this: they live in one machine's folder. Here one actor
@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 import ray
 
-from search.servers import LOSSES_IN_A_ROW, WAIT_SECONDS
+from attempt.servers import LOSSES_IN_A_ROW, WAIT_SECONDS
 
 
 @ray.remote(num_cpus=0)
@@ -80,7 +80,7 @@ class SlotKeeper:
 
 
 class ClusterServers:
-    """search/servers.py's `Servers`, counted by a SlotKeeper; it pickles, so it travels with a Job."""
+    """attempt/servers.py's `Servers`, counted by a SlotKeeper; it pickles, so it travels with a Job."""
 
     def __init__(self, urls, parallel, keeper, attempt_id=None, token=None):
         self.urls, self.parallel, self.keeper = list(urls), parallel, keeper

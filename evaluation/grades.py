@@ -10,7 +10,7 @@ import math
 import re
 from collections import Counter
 
-from search.coverage import search_summary
+from evaluation.coverage import search_summary
 
 MALFORMED = {"tool_call_as_text", "empty_turn", "calls_refused"}
 # A turn whose every edit wrote code back unchanged: a well-formed answer that changed nothing,

@@ -16,7 +16,7 @@ import hashlib
 import html
 from urllib.parse import quote
 
-from runs.printer import clean
+from command_line.printer import clean
 
 BLOCK_CHARS = 5_000  # a block of text (output, arguments, a turn's text, a diff) is cut here
 NAME_CHARS = 400     # an inline value (a name, a stop reason, an error line) is cut here

@@ -17,7 +17,7 @@ from evaluation.html_parts import anchor, block, diff_block, e, prose
 from evaluation.report_files import render_changed_files
 from evaluation.report_search import render_candidates
 from evaluation.report_transcript import render_transcript
-from runs.printer import result_line
+from command_line.printer import result_line
 from workspace.pytest_output import failing_tests
 
 FINISHED = "assistant_finished"  # the only stop with a final message: the model chose to stop

@@ -6,23 +6,23 @@ search's reason; the chosen run's transcript and diff follow in the attempt's se
 a single run. `render_coverage(summary)` draws pass@1 of the search against its number of
 candidates, as an inline SVG (no script, no fetch), when the evaluation ran every candidate.
 
-What this file deliberately is not: the choice (search/choice.py makes it) or the estimate
-(search/coverage.py); it shows what they recorded.
+What this file deliberately is not: the choice (attempt/choosing.py makes it) or the estimate
+(evaluation/coverage.py); it shows what they recorded.
 """
 from evaluation.html_parts import diff_block, e
-from search.choice import changed_lines
+from workspace.verdict import changed_lines
 
 WIDTH, HEIGHT, PAD = 420, 220, 40  # the chart's size in pixels, and the room for its axes
 
 
 def render_candidates(attempt, where):
     """The candidates table, or "" for an attempt that was a single run."""
-    candidates = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else None
+    records = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else None
     search = attempt.get("search") if isinstance(attempt.get("search"), dict) else {}
-    if not candidates:
+    if not records:
         return ""
-    rows = "".join(_row(c, where) for c in candidates if isinstance(c, dict))
-    ran = f"{len(candidates)} of {e(search.get('candidates'))} candidates ran"
+    rows = "".join(_row(c, where) for c in records if isinstance(c, dict))
+    ran = f"{len(records)} of {e(search.get('candidates'))} candidates ran"
     every = " (every candidate, to measure coverage)" if search.get("all_candidates") else ""
     return (f"<h3>Search</h3><p>{ran}{every}. {e(search.get('why'))}.</p>"
             "<table><tr><th>candidate</th><th>seed</th><th>server</th><th>stopped</th><th>its tests</th>"

@@ -14,7 +14,7 @@ What this file deliberately is not: a replay (replay.py is) or a judge of the ca
 import json
 
 from evaluation.html_parts import NAME_CHARS, block, e, edit_block, prose
-from runs.printer import result_line
+from command_line.printer import result_line
 
 TRANSCRIPT_CHARS = 200_000  # of HTML per attempt: about forty full blocks
 INLINE_CHARS = 80           # a one-line argument up to this long stays on the call's line

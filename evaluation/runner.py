@@ -7,18 +7,18 @@ and summary carries. It never decides anything about the model: the
 attempts are graded by evaluation/grades.py from their events and the independent verdict.
 
 What this file deliberately is not: a command line (evaluate.py), the worker pool
-(workers.py) or one attempt (attempt.py).
+(workers.py) or one attempt (job.py, and attempt/run.py under it).
 """
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluation.attempt import Job, attempt_servers, run_attempt
+from evaluation.job import Job, attempt_servers, run_job
 from evaluation.folder import EvaluationFolder
 from evaluation.grades import summary_of
 from evaluation.report import write_report
 from evaluation.workers import run_in_workers, scratch_folder, stop_on_sigterm
-from runs.printer import clean
+from command_line.printer import clean
 from runs.recording_file import load
 from workspace.files import write_atomic
 from workspace.task_catalog import task_names
@@ -37,7 +37,7 @@ class Evaluation:
     # so a resume with fewer tasks adds, never shrinks. False (improve.py): only the chosen slots
     # count, so an iteration's rates and evidence are its own tasks', whatever else the folder holds.
     whole_folder: bool = True
-    cluster: object = None  # runs.flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
+    cluster: object = None  # command_line.cluster_flags.OnRay: every attempt a Ray task on a cluster (None: the local pool)
 
 
 def evaluate(evaluation, labels, say=print, on_attempt=None):
@@ -105,7 +105,7 @@ def _run(folder, evaluation, labels, todo, *, say, on_attempt):
 
     with stop_on_sigterm(), scratch_folder() as scratch:
         if evaluation.cluster is None:
-            run_in_workers(evaluation.jobs or 1, run_attempt, jobs(scratch, evaluation.jobs or 1), finished)
+            run_in_workers(evaluation.jobs or 1, run_job, jobs(scratch, evaluation.jobs or 1), finished)
         else:
             _run_on_cluster(evaluation.cluster, evaluation.jobs, lambda at_once: jobs(scratch, at_once), finished, say)
     return lost

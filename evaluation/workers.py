@@ -24,7 +24,7 @@ import tempfile
 from contextlib import contextmanager
 from multiprocessing.connection import wait
 
-from runs import ctrl_c
+from command_line import ctrl_c
 from workspace.files import remove_tree
 
 GRACE_SECONDS = 5  # what a worker gets to close its stream and kill its tests before SIGKILL
@@ -147,7 +147,7 @@ def run_in_workers(jobs, function, items, on_done):
     pending, idle, busy = list(items), [], []
     try:
         while pending or busy:
-            ctrl_c.check()  # a Ctrl-C dropped while a worker was being started (runs/ctrl_c.py)
+            ctrl_c.check()  # a Ctrl-C dropped while a worker was being started (command_line/ctrl_c.py)
             idle = [worker for worker in idle if worker.process.is_alive()]  # one may have been killed idle
             while pending and (idle or len(busy) < jobs):
                 worker = idle.pop() if idle else _Worker(context, function)

@@ -1,7 +1,7 @@
 """fix.py's wing: a failing test in a user's own repository, repaired only with approval. In
 reading order:
 
-- flags.py: fix.py's command line: the shared flags (runs/flags.py) and its own.
+- flags.py: fix.py's command line: the shared flags (command_line/shared_flags.py) and its own.
 - first_steps.py: the steps before the model, in one call (`prepare`): the input checked, the
   starting tree copied, the tests run the project's way, the task built from them.
 - repo.py: the user's repository, read and never written: its files, its git state, the

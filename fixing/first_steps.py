@@ -1,12 +1,12 @@
 """fix.py's first steps in a user's repository, in one call: `prepare(args, folder, show)` checks
 the input, copies the starting tree, runs the tests the project's own way (does anything fail,
 and can pytest run at all, or is a dependency missing?), builds the task from it (the ticket, the
-project's test code, what the model may read and edit, the likely culprit first) and the run's
-own copy, ranks the likely faulty definitions when the settings ask (localizing/ranking.py), and
-says what the model will be shown of it. Bad input is a RepoProblem, one line.
+project's test code, what the model may read and edit, the likely culprit first), ranks the
+likely faulty definitions when the settings ask (localizing/ranking.py), and says what the model
+will be shown of it. Bad input is a RepoProblem, one line.
 
-What this file deliberately is not: the run, the verdict or the offer (fix.py), or the reading of
-pytest's output (workspace/pytest_output.py).
+What this file deliberately is not: the run (attempt/run.py, with these as its start), the verdict
+or the offer (fix.py), or the reading of pytest's output (workspace/pytest_output.py).
 """
 import sys
 from pathlib import Path
@@ -23,23 +23,22 @@ from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
 from loop.context_defs import Answering
 from repo_tools import RepoTools
-from runs.printer import clean, localization_line, result_line
+from command_line.attempt_view import localization_line
+from command_line.printer import clean, result_line
 from runs.recording import focus_of
 from runs.recording_file import output_problem
 from workspace import sandbox
 from workspace.pytest_output import blamed_files, failures
 from workspace.python_imports import Imports
-from workspace.task_catalog import fresh_copy
 from workspace.user_tests import find_test_code, is_test, is_tooling
 
 
 class Prepared(NamedTuple):
     """What the first steps found: the repository (its real path), the task built from it, the
-    starting test run, the tools of the run's own copy, and the localization (None: not asked)."""
+    starting test run, and the localization (None: not asked)."""
     repo: Path
     task: object
     start: dict
-    tools: object
     localization: dict = None
 
 
@@ -55,14 +54,14 @@ def prepare(args, folder, show):
     if start is None:
         return None
     task = make_task(args, repo, tree, files, command, start=start, show=show, copy_left_out=left_out)
-    tools = RepoTools(fresh_copy(task, folder / "work"), task=task, sandbox_mode=args.sandbox_mode)
-    localization = when_asked(args.settings, tools, start)  # beside the start run: once, for every candidate
+    # The pristine tree, read (ranked, shown), never edited: every run edits a copy of its own.
+    reader = RepoTools(tree, task=task, sandbox_mode=args.sandbox_mode)
+    localization = when_asked(args.settings, reader, start)  # beside the start run: once, for every candidate
     if localization is not None:
         show.line(localization_line(localization))
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-        say_context(task, start, tools.file_text, show,
-                    Answering.of(args.settings, focus_of(localization), start))
-    return Prepared(repo, task, start, tools, localization)
+        say_context(task, start, reader.file_text, show, Answering.of(args.settings, focus_of(localization), start))
+    return Prepared(repo, task, start, localization)
 
 
 def check_input(args):

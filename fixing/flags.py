@@ -1,4 +1,4 @@
-"""fix.py's command line: the shared model and loop flags (runs/flags.py), plus its own.
+"""fix.py's command line: the shared model and loop flags (command_line/shared_flags.py), plus its own.
 
 `--tests` takes pytest's arguments as one string (split like a shell would), because they
 are pytest's, not ours: `--tests "tests/test_parse.py -k dates"`. A value that starts with "-"
@@ -6,7 +6,7 @@ is taken as written too (`--tests "-v"`, `--tests "-k dates"`), though argparse 
 a flag: it is attached to --tests before parsing, unless it is one of fix.py's own flags.
 
 `parse_args` gives the model (a ModelChoice) and the settings (a LoopSettings) as typed values,
-built once (runs/flags.py: a bad settings file is a ValueError, which fix.py prints in one line).
+built once (command_line/shared_flags.py: a bad settings file is a ValueError, which fix.py prints in one line).
 
 What this file deliberately is not: where the flags' behaviour lives (fix.py and the rest of
 fixing/) or a config file reader (settings/ is).
@@ -17,8 +17,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from runs.flags import add_loop_flags, add_model_flags, parsed, positive
-from runs.printer import OneLineParser
+from command_line.shared_flags import add_loop_flags, add_model_flags, parsed, positive
+from command_line.printer import OneLineParser
 
 FIXES = Path(__file__).resolve().parent.parent / "fixes"  # never inside the user's repository
 EPILOG = ("exit codes: 0 nothing to fix, or the patch was applied; 1 bad input or a failure before the run; "

@@ -13,7 +13,7 @@ import os
 import sys
 
 from fixing.patch import apply, make_patch, moved_on, refusal, stat_lines
-from runs.printer import clean, result_line, warn
+from command_line.printer import clean, result_line, warn
 from runs.recording_file import keep
 from workspace.files import write_kept
 

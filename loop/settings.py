@@ -1,7 +1,7 @@
 """Checking a run's settings once, before any request: every field of agent_loop.LoopSettings.
 
 What this file deliberately is not: where the settings or their defaults live (LoopSettings
-in agent_loop.py holds both), or a parser of flags (runs/flags.py turns flags into settings).
+in agent_loop.py holds both), or a parser of flags (command_line/shared_flags.py turns flags into settings).
 """
 from loop.module_map import FORMS
 

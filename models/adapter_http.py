@@ -50,7 +50,7 @@ class DeadlinePassed(ModelUnavailable):
 
 class RequestTooLong(ModelUnavailable):
     """The server refused the request as longer than its context. Recorded under its own name,
-    it is the run's result (search/servers.py:lost_to_server): sent again, or to another server
+    it is the run's result (attempt/servers.py:lost_to_server): sent again, or to another server
     of the same context, the same run is too long again."""
 
 

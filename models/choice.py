@@ -1,10 +1,10 @@
 """The model a command line chose, as one small typed value: which adapter, which model, on which
 servers, sent which options.
 
-`ModelChoice` is built once, when the flags are parsed (runs/flags.py), and checked when it is
+`ModelChoice` is built once, when the flags are parsed (command_line/shared_flags.py), and checked when it is
 made: a bad combination is one ValueError. It then goes wherever a model is needed (record_run.py,
 fix.py, a search's candidates, evaluate.py's worker processes: it pickles, as plain values do)
-instead of the parsed flags, and `runs.flags.make_model(choice, url, seed)` builds the adapter.
+instead of the parsed flags, and `attempt.adapters.make_model(choice, url, seed)` builds the adapter.
 
 `api` is "ollama", "openai", or "scripted": a scripted model built in, with no server (`name`
 says which: "attempts", evaluate.py's shipped scripted attempts, or "small-model", improve.py's
@@ -14,7 +14,7 @@ recording of it says `source: "scripted"`, and `about` what it plays.
 
 What this file deliberately is not: an adapter (local_model.py and openai_model.py are, and own
 their defaults: an option left None is the adapter's) or a check that a server answers
-(runs/flags.py asks the servers).
+(attempt/adapters.py asks the servers).
 """
 from dataclasses import dataclass, field, fields, replace
 

@@ -9,7 +9,7 @@ opened, and `close_all()` shuts each one down: a read blocked on it in any threa
 once, the request fails, and the run's own cancel check names the stop. The server sees the
 client go and stops generating.
 
-What this file deliberately is not: a signal handler (runs/ctrl_c.py calls `close_all`) or a
+What this file deliberately is not: a signal handler (command_line/ctrl_c.py calls `close_all`) or a
 connection pool (each SDK's own pool is kept; only how it opens a socket is wrapped).
 """
 import socket

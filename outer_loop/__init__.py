@@ -10,7 +10,7 @@ traces, repeat. In reading order:
 - traces.py: what an attempt's events show (did it run the tests? write calls as text?).
 - prompt_rewrite.py: the `model` improver: the system prompt rewritten by the model from a
   digest of the failures, checked and completed with the rules it may not drop.
-- report.py: the improvement's HTML page (the climb, every change, every attempt).
+- improvement_report.py: the improvement's HTML page (the climb, every change, every attempt).
 - rederive.py: `improve.py --replay DIR`: a finished improvement re-derived from its recordings.
 
 What this folder deliberately is not: an evaluation (evaluation/ runs each one) or a judge:

@@ -22,8 +22,8 @@ from agent_loop import LoopSettings
 from evaluation.runner import Evaluation, evaluate
 from outer_loop import prompt_rewrite, rules
 from outer_loop.record import entry, new_record, resumed, save
-from outer_loop.report import write_improvement_report
-from runs.printer import clean
+from outer_loop.improvement_report import write_improvement_report
+from command_line.printer import clean
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Plan:
     model: object = None    # models.choice.ModelChoice (a real model, or the built-in scripted small model)
     jobs: int = 1
     tasks_dir: str = None   # where the tasks come from (None: the shipped tasks/), kept for --replay
-    cluster: object = None  # runs.flags.OnRay: the attempts run on a Ray cluster (None: worker processes)
+    cluster: object = None  # command_line.cluster_flags.OnRay: the attempts run on a Ray cluster (None: worker processes)
 
 
 class LostAttempts(Exception):

@@ -14,7 +14,7 @@ those, for both improvers) or a model adapter.
 from collections import Counter
 
 from outer_loop import traces
-from runs.printer import clean
+from command_line.printer import clean
 
 MOST_CHARACTERS = 3000  # a system prompt is read on every request; a small model's context is small
 NON_NEGOTIABLE = (

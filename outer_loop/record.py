@@ -22,7 +22,7 @@ from pathlib import Path
 
 from agent_loop import LoopSettings
 from evaluation.folder import FolderProblem
-from outer_loop.report import write_improvement_report
+from outer_loop.improvement_report import write_improvement_report
 from runs.recording_file import json_text
 from workspace.files import write_atomic
 from workspace.task_catalog import TASKS

@@ -25,7 +25,7 @@ from evaluation.grades import grade, pass_at_k
 from outer_loop import climb, prompt_rewrite
 from outer_loop.record import same_settings, shape_problem
 from replay import replay
-from runs.printer import clean, fail
+from command_line.printer import clean, fail
 from workspace.task_catalog import load_task
 
 

@@ -2,9 +2,10 @@
 
 `run_recorded` drives the loop on a fresh copy of a task's repository with the real tools,
 keeps every request (copied at call time), every chunk, every event and the timings, and
-runs the tests before the loop and the independent verdict after it (verdict.py).
-record_run.py calls it with a live model, replay.py with a ReplayModel, evaluate.py with
-either. Writing, keeping and loading the file is recording_file.py's.
+runs the tests before the loop and the independent verdict after it (verdict.py): a single
+run's body. attempt/run.py calls it with a live model and labels the body (`recording_of`),
+replay.py with a ReplayModel; `record_loop` is one run without a verdict (a search's candidate).
+Writing, keeping and loading the file is recording_file.py's.
 
 What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
 """
@@ -13,8 +14,8 @@ import time
 
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
 from localizing.ranking import when_asked
-from runs import ctrl_c
-from runs.recording_file import FORMAT, plain_copy
+from command_line import ctrl_c
+from runs.recording_file import plain_copy
 from workspace.files import snapshot
 from workspace.passing import start_run
 from workspace.task_catalog import SAMPLE_TASK, fresh_copy, load_task
@@ -66,7 +67,7 @@ def fresh_sample(folder):
 
 def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, start_tests=None, localization=None):
     """Run the loop on `tools.root` (a fresh copy) with `settings` (a LoopSettings) and return
-    the recording's body: everything but the head (`recording_head`) and the adapter's options.
+    the recording's body: everything but its label (attempt/run.py:recording_of).
     `localization`: what localizing/ranking.py found (None: found here when the settings ask)."""
     settings = settings or LoopSettings()
     sample = sample_hashes(tools.root)
@@ -138,14 +139,6 @@ def focus_of(localization):
     """The ranked definitions a run is started with (`agent_events(focus=...)`), or None: from
     what localizing/ranking.py found, or what a recording kept of it (`recording["localization"]`)."""
     return localization.get("ranked") if isinstance(localization, dict) else None
-
-
-def recording_of(body, *, source, model, server, adapter=None, about=None):
-    """The whole recording: its head (format, source, what it is about, model, server), then the
-    body from run_recorded, with the adapter's own settings (its options) beside the loop's."""
-    head = {"format": FORMAT, "source": source, **({"about": about} if about else {}),
-            "model": {"name": model["name"], "digest": model.get("digest")}, "server": server}
-    return {**head, **body, "settings": {**body["settings"], **(adapter or {})}}
 
 
 def loop_settings(recording):

@@ -135,14 +135,14 @@ def _search(recording):
     """A search's candidates and what it chose, checked as the replay reads them."""
     if "candidates" not in recording:
         return None
-    search, candidates = recording.get("search"), recording["candidates"]
-    if not LISTING(candidates) or not candidates or not MAPPING(search):
+    search, records = recording.get("search"), recording["candidates"]
+    if not LISTING(records) or not records or not MAPPING(search):
         return "a search needs 'candidates' (a list, not empty) and 'search' (an object)"
     if not (search.get("chosen") is None or NUMBER(search["chosen"])):
         return "search.chosen must be a candidate's index or null"
     if not all(NUMBER(search.get(key)) for key in ("candidates", "ran")) or search["candidates"] < 1:
         return "search.candidates (a positive int) and search.ran (an int) are required"
-    for number, candidate in enumerate(candidates, 1):
+    for number, candidate in enumerate(records, 1):
         where = f"candidate {number}"
         if not MAPPING(candidate) or not NUMBER(candidate.get("index")) or not LISTING(candidate.get("turns")):
             return f"{where}: needs an int 'index' and 'turns', a list"

@@ -4,14 +4,15 @@
 events as the live run printed them, each candidate of a search, the verdict, and every way
 the replay differs) and returns its row of the closing table; `closing_table(paths, rows)` is
 that table, each recording named by the fewest trailing parts of its path that tell it apart.
-Everything a recording holds passes through `clean` (runs/printer.py) before it is printed.
+Everything a recording holds passes through `clean` (command_line/printer.py) before it is printed.
 
 What this file deliberately is not: a replay (replay.py replays) or a comparison
 (runs/replay_check.py names the differences this prints).
 """
 from pathlib import Path
 
-from runs.printer import Printer, candidate_line, clean, columns, result_line
+from command_line.attempt_view import candidate_line
+from command_line.printer import Printer, clean, columns, result_line
 
 TABLE = ("recording", "source", "stop", "verdict", "same?")  # the closing table's columns
 

@@ -2,7 +2,7 @@
 
 A file is a JSON object of LoopSettings' fields, each optional (a missing field takes the
 loop's default), plus "about", one sentence on what it is for, and "options", the model options
-it was measured with (`{"temperature": 0.7}`), handed to runs/flags.py, where models/choice.py
+it was measured with (`{"temperature": 0.7}`), handed to command_line/shared_flags.py, where models/choice.py
 checks them as it checks the flags (a flag given wins). "system" and "system_definitions" may be one string or a
 list of lines (joined with newlines), so a prompt reads line by line in the file. Anything
 else (an unknown field, a wrong value, a file that is not JSON, nested too deep, or larger than

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runs.printer import OneLineParser, run_cli
+from command_line.printer import OneLineParser, run_cli
 from testing.fake_ollama import Drop, FakeOllama
 from testing.scripted import call, calls, done, text, thinking
 from workspace.task_catalog import load_task, solution_edits

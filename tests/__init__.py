@@ -16,11 +16,11 @@ root), in the order of the rooms it tests:
   test_sandbox.py, test_pytest_output.py, test_verdict.py, test_task_catalog.py, test_tasks.py.
 - the models (local_model.py, openai_model.py, models/): test_local_model.py,
   test_openai_model.py, test_model_choice.py.
-- recordings and command lines (runs/, record_run.py, replay.py): test_record_run.py,
+- recordings and command lines (runs/, command_line/, record_run.py, replay.py): test_record_run.py,
   test_replay.py, test_printer.py, test_ctrl_c.py, test_progress.py (a search's status line and
   a stop that takes effect at once, on a real terminal), test_mistakes.py (a user's mistakes named).
 - localizing/: test_localizing.py.
-- search/: test_search.py, test_coverage.py.
+- attempt/: test_search.py, test_coverage.py (evaluation/coverage.py, a search's curve).
 - evaluation/: test_evaluate.py, test_evaluate_trust.py, test_ray.py and test_ray_stops.py (on a real Ray cluster),
   test_report.py,
   test_report_attempt.py.

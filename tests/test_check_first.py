@@ -18,8 +18,9 @@ from fixing.task import build_task
 from loop.turn_policy import BROKE
 from replay import replay
 from repo_tools import RepoTools
-from runs.printer import Printer
-from runs.recording import recording_of, run_recorded
+from command_line.printer import Printer
+from attempt.run import recording_of
+from runs.recording import run_recorded
 from runs.recording_file import save
 from testing.scripted import ScriptedChat, call, done, text
 from tests.helpers import FIX, FIX_NEW, FIX_OLD, of_type, run

@@ -1,4 +1,4 @@
-"""The pass-versus-candidates curve (search/coverage.py) and its drawing in evaluate's report.
+"""The pass-versus-candidates curve (evaluation/coverage.py) and its drawing in evaluate's report.
 
 Attempts here are the shape evaluate.py writes under --all-candidates (the fields the curve
 reads: the task, the search, each candidate's own tests and its independent verdict). What is
@@ -9,7 +9,7 @@ that are not coverage attempts left out, and the report drawing every point it w
 import math
 
 from evaluation.report_search import render_coverage
-from search.coverage import coverage, pass_at, search_summary
+from evaluation.coverage import coverage, pass_at, search_summary
 
 
 def attempt(task, verdicts, all_candidates=True):

@@ -1,4 +1,4 @@
-"""A Ctrl-C is never lost on its way (runs/ctrl_c.py).
+"""A Ctrl-C is never lost on its way (command_line/ctrl_c.py).
 
 Python drops the KeyboardInterrupt a signal raises while one of its own hooks runs (logging's
 lock release after every fork); replay.py once exited 0 after a Ctrl-C that way. The first test
@@ -17,7 +17,7 @@ from agent_loop import LoopSettings
 from evaluation.workers import run_in_workers
 from replay import main as replay_main
 from repo_tools import RepoTools
-from runs import ctrl_c
+from command_line import ctrl_c
 from runs.recording import record_loop
 from testing.scripted import ScriptedChat, done, text
 from tests.terminal import interruptible
@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent.parent
 DROPPED_DURING_A_FORK = textwrap.dedent("""
     import os, signal, subprocess, sys
     sys.path.insert(0, {here!r})
-    from runs import ctrl_c
+    from command_line import ctrl_c
     if {remember}:
         ctrl_c.remember()
     def hook():

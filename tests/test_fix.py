@@ -13,6 +13,7 @@ import threading
 import pytest
 
 import fix
+from attempt import run as attempt_run
 import replay
 from fixing.offer import ask
 from settings.named import load_settings
@@ -79,13 +80,13 @@ def test_without_a_terminal_nothing_is_applied_and_the_recording_replays(fake_ol
 
 def test_a_file_the_user_changed_since_the_run_started_blocks_the_apply(fake_ollama, tmp_path, capsys, monkeypatch):
     repo = make_project(tmp_path / "calc")
-    real_run = fix.run_recorded
+    real_run = attempt_run.run_recorded
 
     def the_user_goes_on_working(*args, **options):
         body = real_run(*args, **options)
         (repo / "src/calc/ops.py").write_text(OPS + "\n# my own work\n")
         return body
-    monkeypatch.setattr(fix, "run_recorded", the_user_goes_on_working)
+    monkeypatch.setattr(attempt_run, "run_recorded", the_user_goes_on_working)
     before = tree_state(repo)
     fake_ollama.play(*repair_turns())
     code, _ = run_fix(fake_ollama, repo, tmp_path, "--yes")

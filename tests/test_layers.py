@@ -25,8 +25,9 @@ LAYERS = (
     {"agent_loop", "repo_tools", "settings"},     # the loop, its tools, its named configurations
     {"models"},                                   # what the adapters share; the model choice; scripted models
     {"local_model", "openai_model"},              # the adapters
-    {"runs"},                                     # the recording format, the shared flags
-    {"search"},                                   # several candidates per attempt
+    {"command_line"},                             # what every command line shares: flags, terminal, stops
+    {"runs"},                                     # the recording format
+    {"attempt"},                                  # one attempt: a run or a search, labelled once
     {"evaluation", "fixing"},                     # evaluate.py's machinery; fix.py's wing
     {"replay"},                                   # replay(): any recording, a fix.py one too
     {"outer_loop"},                               # improve.py's wing, which replays too
@@ -125,7 +126,7 @@ def door_problems(folder):
 
 
 def test_every_door_names_every_file_of_its_folder_and_nothing_else():
-    assert len(FOLDERS) >= 11  # loop, models, workspace, runs, search, settings, evaluation, ...
+    assert len(FOLDERS) >= 11  # loop, models, workspace, runs, attempt, settings, evaluation, ...
     problems = {name: door_problems(ROOT / name) for name in FOLDERS}
     assert {name: found for name, found in problems.items() if found} == {}
 

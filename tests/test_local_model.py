@@ -248,7 +248,7 @@ def test_with_deadline_is_a_copy_with_the_same_options_and_its_own_deadline(fake
 def test_the_sdk_is_imported_only_when_a_local_model_is_made():
     """evaluate.py's worker processes and the entry points import this module for its defaults;
     one that runs an OpenAI-compatible or a scripted model never pays for the ollama SDK."""
-    probe = ("import sys, evaluation.attempt, local_model; before = 'ollama' in sys.modules; "
+    probe = ("import sys, evaluation.job, local_model; before = 'ollama' in sys.modules; "
              "local_model.LocalModel('m', 'http://127.0.0.1:9'); print(before, 'ollama' in sys.modules)")
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                            cwd=Path(__file__).resolve().parent.parent)

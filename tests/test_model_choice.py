@@ -14,10 +14,10 @@ import local_model
 import openai_model
 import record_run
 from agent_loop import LoopSettings
-from evaluation.attempt import Job, run_attempt
+from evaluation.job import Job, run_job
 from fixing.flags import parse_args as fix_flags
 from models.choice import CHECKS, OPTION_NAMES, ModelChoice
-from runs.flags import add_model_flags
+from command_line.shared_flags import add_model_flags
 from runs.recording_file import load
 from testing.fake_openai import text as sse_text
 from testing.scripted import done, text
@@ -43,7 +43,7 @@ def test_each_option_an_adapter_takes_is_one_field_of_the_choice_one_flag_and_on
     parser = argparse.ArgumentParser()
     add_model_flags(parser)
     assert set(OPTION_NAMES) <= set(vars(parser.parse_args([])))
-    assert local_model.OPTIONS["seed"] == openai_model.OPTIONS["seed"][1]  # runs/adapters.seed_for counts from it
+    assert local_model.OPTIONS["seed"] == openai_model.OPTIONS["seed"][1]  # attempt/adapters.seed_for counts from it
 
 
 def test_no_server_named_is_ollamas_default_one_resolved_once(monkeypatch):
@@ -92,7 +92,7 @@ def test_scripted_at_a_fake_server_labels_an_evaluation_as_it_labels_a_recording
     fake_openai.play(sse_text("I fixed it."))
     job = Job(load_task("path_rules"), 1, LoopSettings(), choice, {"name": "qwen2.5-coder-1.5b", "digest": None},
               None, str(tmp_path / "path_rules-1.json"), str(tmp_path))
-    attempt = load(run_attempt(job)["path"])
+    attempt = load(run_job(job)["path"])
     assert (attempt["source"], attempt["about"], attempt["server"]) == (
         "scripted", "claims a fix", {"api": "openai", "url": fake_openai.url})
     assert choice.identity()["scripted"] is True  # an evaluation folder keeps it apart from a real model's

@@ -353,7 +353,7 @@ def test_server_failures_are_one_sentence(fake_openai, turn, advice):
 def test_a_request_too_long_for_the_servers_context_is_the_runs_own_result(fake_openai, tools):
     """llama-server's 400 for a request longer than a slot's context: the run stops model_error
     under RequestTooLong's name, which a search never counts as a lost server."""
-    from search.servers import lost_to_server
+    from attempt.servers import lost_to_server
     fake_openai.play(HttpError(400, "request (8956 tokens) exceeds the available context size (8192 tokens), "
                                     "try increasing it"))
     events = run_loop(fake_openai, tools)

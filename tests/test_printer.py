@@ -1,7 +1,7 @@
 """The terminal printer: streamed text stays together, everything else is one line."""
 import io
 
-from runs.printer import Printer
+from command_line.printer import Printer
 
 
 def show(events, **options):

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from runs.printer import Printer
+from command_line.printer import Printer
 from runs.recording_file import load
-from runs.progress import Progress
+from command_line.progress import Progress
 from testing.fake_ollama import Stall
 from testing.scripted import done, text
 from tests.terminal import Terminal

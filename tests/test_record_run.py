@@ -260,7 +260,7 @@ def test_servers_that_take_a_connection_and_never_answer_are_checked_at_once_wit
         tmp_path, capsys, monkeypatch, api, flag, path):
     """Before, the start check waited the run's read timeout (300 s) on each server in turn,
     whatever --deadline said. Now both are asked at once, each for CHECK_SECONDS."""
-    from runs import adapters
+    from attempt import adapters
     monkeypatch.setattr(adapters, "CHECK_SECONDS", 1.5, raising=False)
     code = []
     with silent_server() as (one, first), silent_server() as (two, second):

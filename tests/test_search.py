@@ -16,11 +16,11 @@ import pytest
 
 from agent_loop import LoopSettings
 from replay import replay
-from runs.recording import recording_of
+from attempt.run import recording_of
 from runs.recording_file import save
-from search.candidates import run_search
-from search.choice import changed_lines, choose
-from search.servers import Servers
+from attempt.side_by_side import run_search
+from attempt.choosing import changed_lines, choose
+from attempt.servers import Servers
 from testing.scripted import ScriptedChat, call, calls, done, text
 from workspace.pytest_run import PytestCommand
 from workspace.task_catalog import load_task
@@ -306,12 +306,12 @@ class Interrupted(BaseException):
 def test_an_interrupted_search_starts_no_candidate_and_stops_the_running_one(tmp_path, monkeypatch):
     import os
     import signal
-    from search import candidates
+    from attempt import side_by_side as candidates
     waiting, searches = threading.Event(), []
 
     class Watched(candidates.Search):  # the real Search, kept in reach so the test can wait on it
-        def __init__(self, *args):
-            super().__init__(*args)
+        def __init__(self, *args, **options):
+            super().__init__(*args, **options)
             searches.append(self)
     monkeypatch.setattr(candidates, "Search", Watched)
 

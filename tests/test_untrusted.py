@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from runs.printer import Printer, clean
+from command_line.printer import Printer, clean
 from runs.recording import run_recorded
 from runs.recording_file import load, save
 from testing.scripted import ScriptedChat, call, done, text, thinking

@@ -5,7 +5,7 @@ only when pytest exited 0 in time, no test failed or errored, it counted the tes
 counted (more only when the start run had an error: a test module that cannot be imported is one
 error, however many tests it holds), more than none passed, and no more were skipped, deselected
 or xfailed than at the start, whatever the start run was: a test that no longer runs is not a
-repair. search/choice.py asks it of each candidate's own run; verdict.py of the judged run.
+repair. attempt/choosing.py asks it of each candidate's own run; verdict.py of the judged run.
 
 `start_run(tools)` is the start run the rule compares with. A start run that timed out or was
 killed (a bug that hangs) counts no test at all; then `--collect-only` on the same pristine copy,

@@ -164,7 +164,7 @@ def _keep_ends(pipe, kept, done_reading):
 
 
 def kill_running():
-    """Kill every test run of this process now (a stop: runs/ctrl_c.py). A search runs tests in
+    """Kill every test run of this process now (a stop: command_line/ctrl_c.py). A search runs tests in
     threads, which no signal reaches; each such run returns at once, killed."""
     for pid in list(RUNNING):
         _kill_group(pid)

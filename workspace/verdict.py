@@ -93,6 +93,12 @@ def unified_diff(task, workspace):
     return "".join(lines)
 
 
+def changed_lines(diff):
+    """Lines a unified diff adds or removes (its ---/+++ headers are not changes)."""
+    return sum(1 for line in str(diff or "").splitlines()
+               if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
+
+
 def _text(path):
     try:
         return path.read_bytes().decode("utf-8", errors="replace").splitlines(keepends=True)

@@ -10,18 +10,17 @@ takes on trust (`fields_differences`): the candidates against `search.candidates
 `search.ran` (the coverage curve counts them), the top-level run against the candidate it shows,
 and each candidate's `chosen` flag (the report's tick) against the choice made here.
 
-What this file deliberately is not: a runner of new candidates (candidates.py is), or the
+What this file deliberately is not: a runner of new candidates (side_by_side.py is), or the
 replay of a single run (replay.py's `replay` does that, and calls this for a search).
 """
 from repo_tools import RepoTools
 from runs.recording import focus_of, record_loop
 from runs.replay_check import event_differences, outcome_differences, shorten
 from runs.served_tools import ServedTools
-from search.candidates import TEST_FIELDS
-from search.choice import choose, closest
-from search.servers import lost_to_server
+from attempt.choosing import choose, own_tests, shown_index
+from attempt.servers import lost_to_server
 from workspace.task_catalog import fresh_copy
-from workspace.verdict import changes, judge, verdict
+from workspace.verdict import judge, verdict
 
 
 def replay_search(recording, task, settings, model_for, *, served, folder):
@@ -37,8 +36,7 @@ def replay_search(recording, task, settings, model_for, *, served, folder):
     if chosen != recording["search"].get("chosen"):
         differences.append(f"choice: candidate {shorten(recording['search'].get('chosen'))} in the recording, "
                            f"{shorten(chosen)} here")
-    shown = chosen if chosen is not None else closest(tried, recording["start_tests"])
-    shown = shown if shown is not None else recording["candidates"][0]["index"]  # every one lost to a server
+    shown = shown_index(replayed, chosen, recording["start_tests"])
     differences += fields_differences(recording, settings, chosen, shown)
     top = next((c for c in replayed if c["index"] == shown), replayed[0] if replayed else None)
     body = _judged(recording, top, task, served)
@@ -51,28 +49,28 @@ def fields_differences(recording, settings, chosen, shown):
     recorded ones are 1..m; fewer than asked for only when a pass stopped the search early (never
     under --all-candidates, whose count the coverage curve reads), no candidate was chosen (a
     search lost to its servers), or a server failed."""
-    search, candidates = recording["search"], recording["candidates"]
+    search, records = recording["search"], recording["candidates"]  # the list; search["candidates"] counts those asked for
     found = []
-    indices, asked = [c["index"] for c in candidates], search.get("candidates")
+    indices, asked = [c["index"] for c in records], search.get("candidates")
     if asked != settings.candidates:
         found.append(f"search.candidates: {shorten(asked)} in the recording, its settings ask for {settings.candidates}")
     explained = not search.get("all_candidates") or chosen is None or bool(search.get("servers_failed")) or any(
-        lost_to_server(c.get("stop") or {}) for c in candidates)
+        lost_to_server(c.get("stop") or {}) for c in records)
     if indices != list(range(1, len(indices) + 1)) or len(indices) > settings.candidates or (
             len(indices) < settings.candidates and not explained):
         found.append(f"candidates: {shorten(indices)} in the recording, of {settings.candidates} asked for "
                      "(candidates were removed, added or renumbered)")
-    ran = sum("tests" in c for c in candidates)
+    ran = sum("tests" in c for c in records)
     if search.get("ran") != ran:
         found.append(f"search.ran: {shorten(search.get('ran'))} in the recording, {ran} candidates with tests in it")
     if search.get("shown") != shown:
         found.append(f"search.shown: candidate {shorten(search.get('shown'))} in the recording, {shorten(shown)} here")
-    top = next((c for c in candidates if c["index"] == shown), None)
+    top = next((c for c in records if c["index"] == shown), None)
     for key in ("turns", "events", "stop"):  # the stop too: the summary counts stop reasons by it
         if top is not None and recording.get(key) != top.get(key):
             found.append(f"the top-level run's {key} are not candidate {shown}'s, the run the choice shows")
     found += [f"candidate {c['index']}: chosen is {shorten(c.get('chosen'))} in the recording, "
-              f"{c['index'] == chosen} here" for c in candidates if c.get("chosen") != (c["index"] == chosen)]
+              f"{c['index'] == chosen} here" for c in records if c.get("chosen") != (c["index"] == chosen)]
     return found
 
 
@@ -91,8 +89,7 @@ def _replay_candidate(recording, recorded, task, settings, model_for, served, fo
     else:
         found = outcome_differences(recorded, run["events"], None)
         if "tests" in recorded:  # a candidate lost to its server has no tests to run again
-            tests = tools.run_tests()
-            candidate.update({**_changes(task, tools), "tests": {k: tests[k] for k in TEST_FIELDS if k in tests}})
+            candidate.update(own_tests(tools, tools.run_tests()))
             found += _test_differences(recorded["tests"], candidate["tests"])
         if "verdict" in recorded:  # --all-candidates judged every passing candidate: so does the replay
             candidate["verdict"] = judge(tools, recording["start_tests"])["verdict"]
@@ -114,11 +111,6 @@ def _cancel_at(checks):
         asked[0] += 1
         return asked[0] > checks
     return cancel
-
-
-def _changes(task, tools):
-    found = changes(task, tools.root)
-    return {"changed_files": found["changed_files"], "diff": found["diff"]}
 
 
 def _test_differences(want, got):

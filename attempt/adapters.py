@@ -1,4 +1,4 @@
-"""A model choice made real: the adapter it names, and the servers asked before a run.
+"""A model choice made real: the adapter it names, each run's chat, and the servers asked before a run.
 
 `make_model(choice, url, seed)` builds the chat callable a models.choice.ModelChoice names (a
 LocalModel or an OpenAIModel) on `url` (default: its first server), sent `seed` when one is
@@ -6,24 +6,32 @@ given (a search's candidate, an evaluation's attempt), without a deadline yet: a
 deadline goes to `model.with_deadline(seconds)` when the run starts. `check_servers(choice)`
 asks every server the choice names whether it serves the model, before any work: all at once,
 each within CHECK_SECONDS, so a server that takes a connection and never answers holds no
-command for the minutes a model's reply may take.
+command for the minutes a model's reply may take. `run_chat(choice, task, settings, number, url)`
+is the chat of run `number` of a choice: its adapter, sent its own seed, or the turns a built-in
+scripted model plays for that run (it has no server).
 
 What this file deliberately is not: an adapter, or the choice itself (models/choice.py), or a
-scripted model (a built-in one has no server: evaluation/attempt.py plays it).
+scripted model (models/ holds the built-in ones).
 """
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
+from command_line.printer import clean
 from local_model import DEFAULT_MODEL, OPTIONS, TIMEOUT, LocalModel, ModelUnavailable
-from runs.printer import clean
+from models.scripted_attempts import attempt_script
+from models.scripted_model import scripted_attempt
+from models.scripted_turns import ScriptedTurns
 
 SCRIPTED = {"name": "scripted", "digest": None}  # what a built-in scripted model says of itself
 # The start check lists models or shows one: a working server answers in well under a second,
 # even while it generates for someone else. The run's own read timeout (minutes: a slow model's
 # first token) is no bound for it, and neither is --deadline, which counts from the run's start.
 CHECK_SECONDS = 10.0
+# The scripted models built in, by name: (about, turns) of run `number` (from 1) of a task.
+BUILT_IN = {"attempts": lambda task, settings, number: attempt_script(task, number),
+            "small-model": lambda task, settings, number: scripted_attempt(task, settings)}
 
 
 def make_model(choice, url=None, seed=None, timeout=TIMEOUT):
@@ -41,6 +49,21 @@ def seed_for(choice, number):
     default) for the first, one more for each next. One seed for all would make N candidates of
     one prompt near-repeats, and a search or pass@k would count the same answer again."""
     return (OPTIONS["seed"] if choice.seed is None else choice.seed) + number - 1
+
+
+def run_chat(choice, task, settings, number, url):
+    """(chat, seed, about) of run `number` (from 1) of `choice` on `url`: the adapter, sent that
+    run's seed, or a built-in scripted model's turns for it (no seed; `about` says what it plays)."""
+    if choice.api == "scripted":
+        about, turns = BUILT_IN[choice.name](task, settings, number)
+        return ScriptedTurns(*turns), None, about
+    return make_model(choice, url, seed_for(choice, number)), seed_for(choice, number), choice.about
+
+
+def sends_greedily(choice):
+    """Is every run of `choice` sampled at temperature 0 (its --temperature, else the adapters' default)?"""
+    return choice.api != "scripted" and not (OPTIONS["temperature"] if choice.temperature is None
+                                             else choice.temperature)
 
 
 def check_servers(choice, warn=None):

@@ -8,12 +8,26 @@ task's `is_test_file`, whatever `--editable` says) or any other file is never ch
 tests say. Among the eligible, the fewest changed lines wins (the smallest repair is the one a
 reviewer can check, and the least likely to do more than the bug asks), then the lowest index.
 None eligible: the attempt is not repaired, and `closest` names the candidate with the fewest
-failing tests, for the report to show.
+failing tests, for the report to show. `shown_index` says which run heads the recording (the
+chosen one, else the closest, else the first), and `own_tests` what a candidate's record keeps of
+its own test run and changes: what the choice reads, live and in a replay alike.
 
 What this file deliberately is not: the verdict. The chosen candidate is judged again,
 independently, on a fresh copy (workspace/verdict.py); this only picks which one.
 """
 from workspace.passing import passes
+from workspace.pytest_output import NOT_RUN
+from workspace.verdict import changed_lines, changes
+
+# What a candidate keeps of its tests: what the choice reads (passing.py), and where they ran.
+TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "subtests_failed", *NOT_RUN, "timed_out", "sandbox")
+
+
+def own_tests(tools, tests):
+    """What a candidate's record keeps of its run on `tools`: its changes and its own `tests`."""
+    found = changes(tools.task, tools.root)
+    return {"changed_files": found["changed_files"], "diff": found["diff"],
+            "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}}
 
 
 def eligible(candidate, task, start_tests):
@@ -24,17 +38,12 @@ def eligible(candidate, task, start_tests):
             and not any(task.is_test_file(path) for path in changed))
 
 
-def changed_lines(diff):
-    """Lines a unified diff adds or removes (its ---/+++ headers are not changes)."""
-    return sum(1 for line in str(diff or "").splitlines()
-               if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
-
-
-def choose(candidates, task, start_tests):
-    """(index of the chosen candidate, why), or (None, why) when no candidate may be chosen."""
-    fits = [c for c in candidates if eligible(c, task, start_tests)]
+def choose(records, task, start_tests):
+    """(index of the chosen candidate, why), or (None, why) when none of the candidates' `records`
+    may be chosen."""
+    fits = [c for c in records if eligible(c, task, start_tests)]
     if not fits:
-        ran = sum(1 for c in candidates if "tests" in c)
+        ran = sum(1 for c in records if "tests" in c)
         return None, (f"none of the {ran} candidates that ran passed its tests with only editable files "
                       "changed, none of them test code")
     best = min(fits, key=lambda c: (changed_lines(c.get("diff")), c["index"]))
@@ -44,10 +53,10 @@ def choose(candidates, task, start_tests):
                            f"({changed_lines(best.get('diff'))} lines){tie}")
 
 
-def closest(candidates, start_tests):
+def closest(records, start_tests):
     """The index of the candidate whose tests came nearest to passing (fewest failed and
     errored, then the lowest index), or None when none has a test result."""
-    tested = [c for c in candidates if isinstance(c.get("tests"), dict)]
+    tested = [c for c in records if isinstance(c.get("tests"), dict)]
     if not tested:
         return None
 
@@ -57,3 +66,11 @@ def closest(candidates, start_tests):
         return sum(n for n in counts if isinstance(n, int) and not isinstance(n, bool)) or (
             0 if passes(tests, start_tests) else 1)
     return min(tested, key=lambda c: (failing(c), c["index"]))["index"]
+
+
+def shown_index(records, chosen, start_tests):
+    """The candidate a search's recording shows at the top: the chosen one, else the one that came
+    closest, else (every one lost to a server) the first."""
+    tried = [r for r in records if "tests" in r]  # not lost to a server
+    shown = chosen if chosen is not None else closest(tried, start_tests)
+    return shown if shown is not None else records[0]["index"]

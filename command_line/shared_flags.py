@@ -1,7 +1,7 @@
 """The flags every command line shares, turned into typed values once, when they are parsed.
 
-`add_model_flags`, `add_loop_flags`, `add_task_flags` and `add_cluster_flags` add them to a
-parser; `parsed(parser, argv)` parses and builds, once: `args.model`, a models.choice.ModelChoice (the adapter, the
+`add_model_flags`, `add_loop_flags` and `add_task_flags` add them to a parser
+(command_line/cluster_flags.py adds evaluate.py's and improve.py's `--ray`); `parsed(parser, argv)` parses and builds, once: `args.model`, a models.choice.ModelChoice (the adapter, the
 model, its servers and options), and, where the parser has the loop's flags, `args.settings`,
 a LoopSettings (the named configuration of `--settings`, then each flag given). A configuration
 carries the model options it was measured with (settings/small-model.json: temperature 0.7):
@@ -16,12 +16,12 @@ at the server the flags name (a loopback fake), or, where a command line has one
 is named, in a scripted model built in (evaluate.py's shipped attempts, improve.py's small model).
 
 What this file deliberately is not: a config system (settings/ holds the named configurations)
-or where a model is built and asked (runs/adapters.py).
+or where a model is built and asked (attempt/adapters.py).
 """
 import argparse
 import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from local_model import DEFAULT_HOST, DEFAULT_MODEL
 from models.choice import OPTION_NAMES, ModelChoice
@@ -99,39 +99,6 @@ def add_loop_flags(parser, settings="plain"):
                         help="rank the likely faulty functions from the tests (one coverage run) before the model")
     parser.add_argument("--all-candidates", action="store_true",
                         help="run every candidate even after one passed (to measure how coverage grows with N)")
-
-
-@dataclass(frozen=True)
-class OnRay:
-    """Run the attempts on a Ray cluster (evaluation/cluster.py): at `address` ("auto": the
-    `ray start --head` on this machine; None: a local one started on the spot)."""
-    address: str = None
-    require_sandbox: bool = False  # nodes without bubblewrap are sent no work
-
-
-def add_cluster_flags(parser):
-    """--ray [ADDRESS] and --require-sandbox (evaluate.py, improve.py)."""
-    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
-                        help="run every attempt as a Ray task on the cluster at ADDRESS (auto: the one `ray start "
-                             "--head` started here; no value: a local one, started on the spot)")
-    parser.add_argument("--require-sandbox", action="store_true",
-                        help="refuse to run tests unsandboxed; with --ray, nodes without bubblewrap get no work")
-
-
-def cluster_choice(args):
-    """The OnRay the flags name, or None (the local pool of worker processes, where a
-    --require-sandbox left in `args` asks this machine: `local_sandbox_problem`)."""
-    ray = args.ray
-    del args.ray
-    return OnRay(ray or None, args.require_sandbox) if ray is not None else None
-
-
-def local_sandbox_problem(args):
-    """Why the attempts cannot run here under --require-sandbox without --ray, or None."""
-    from workspace import sandbox
-    if args.require_sandbox and args.ray is None and sandbox.detect()[0] == "none":
-        return f"{sandbox.detect()[1]} (install bubblewrap, or drop --require-sandbox)"
-    return None
 
 
 def add_task_flags(parser, choose=True):

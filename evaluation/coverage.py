@@ -1,7 +1,7 @@
 """How a search's pass rate grows with its number of candidates, and what it cost.
 
 An evaluation run with `--all-candidates` lets every candidate of an attempt run, and judges
-every one that passed its tests independently (search/candidates.py). From that, the pass rate
+every one that passed its tests independently (attempt/side_by_side.py). From that, the pass rate
 of a search with only n of those N candidates follows without running it again: the unbiased
 estimator 1 - C(N-c, n)/C(N, n) over the attempt's c repairing candidates, the same estimator as
 pass@k (Chen et al. 2021), so the curve does not depend on which candidates happened to come
@@ -30,10 +30,10 @@ def repairing(attempt):
     """(candidates that ran, candidates the independent verdict repaired) of one coverage
     attempt, or None when the attempt did not run every candidate."""
     search = attempt.get("search") if isinstance(attempt.get("search"), dict) else {}
-    candidates = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else []
-    if search.get("all_candidates") is not True or not candidates:
+    records = attempt.get("candidates") if isinstance(attempt.get("candidates"), list) else []
+    if search.get("all_candidates") is not True or not records:
         return None
-    ran = [c for c in candidates if isinstance(c, dict) and isinstance(c.get("tests"), dict)]
+    ran = [c for c in records if isinstance(c, dict) and isinstance(c.get("tests"), dict)]
     return len(ran), sum(c.get("verdict") == "repaired" for c in ran)
 
 

@@ -12,13 +12,13 @@ the run is alive without filling up. A token is one streamed piece (the servers 
 
 What this file deliberately is not: a progress-bar library. rich or tqdm would draw bars and
 redraw screen regions, but a status this short needs only a carriage return, and neither knows
-which text came from a model: everything here goes through runs/printer.py (`clean`).
+which text came from a model: everything here goes through command_line/printer.py (`clean`).
 """
 import shutil
 import threading
 import time
 
-from runs.printer import Printer, candidate_line, clean
+from command_line.printer import Printer, clean
 
 TTY_EVERY, PLAIN_EVERY = 0.5, 15.0  # seconds between redraws on a terminal, between plain lines elsewhere
 ERASE = "\r\x1b[K"  # to the line's start, then clear it
@@ -68,13 +68,12 @@ class Progress:
                 self.followed = None
 
     def ended(self, record):
-        """A candidate ended: its line, and its time for the estimates."""
+        """A candidate ended: its time counts for the estimates (attempt_view.py prints its line)."""
         with self.lock:
             state = self.running.pop(record.get("index"), None)
             self.ended_count += 1
             if state is not None and record.get("stop", {}).get("reason") != "cancelled":
                 self.durations.append(self.clock() - state.started)
-            self.printer.line(candidate_line(record))
 
     def status(self):
         """The status line's text (nothing in it comes from the model unescaped)."""

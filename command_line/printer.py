@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-from runs import ctrl_c
+from command_line import ctrl_c
 
 PREVIEW = 100  # characters of arguments or of an unknown result shown on a line
 # C0 and C1 controls, DEL, bidi overrides, line separators and lone surrogates.
@@ -174,7 +174,7 @@ def warn(line):
 
 def run_cli(main):
     """Run a CLI's `main` and exit with its code; a closed pipe (`| head`) ends it quietly, and
-    a Ctrl-C is never lost on its way (runs/ctrl_c.py)."""
+    a Ctrl-C is never lost on its way (command_line/ctrl_c.py)."""
     ctrl_c.remember()
     try:
         code = main()
@@ -183,24 +183,3 @@ def run_cli(main):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush is silent
         code = 141  # what a shell reports for a process ended by SIGPIPE
     sys.exit(code)
-
-
-def localization_line(localization):
-    """One line for what localization found (localizing/ranking.py): the top definitions, and
-    what the coverage run did; the names come from the user's code, so they are made inert."""
-    ranked = localization.get("ranked") or []
-    top = ", ".join(f"{item['name']} ({item['path']}:{item['start']}, {item['score']:g})" for item in ranked[:3])
-    more = f" and {len(ranked) - 3} more" if len(ranked) > 3 else ""
-    return _short(clean(f"localization: {top or 'nothing ranked'}{more}; coverage {localization.get('coverage')}"), 400)
-
-
-def candidate_line(candidate):
-    """One line for a search's candidate as it ends: its seed and server, how it stopped, its
-    own tests, and the lines it changed."""
-    tests = candidate.get("tests")
-    outcome = result_line(tests) if isinstance(tests, dict) else "no tests (lost to its server)"
-    changed = sum(1 for line in str(candidate.get("diff") or "").splitlines()
-                  if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
-    return (f"candidate {candidate.get('index')} (seed {candidate.get('seed')}, {clean(str(candidate.get('server')))}): "
-            f"stopped {clean(str(candidate.get('stop', {}).get('reason')))}; its tests: {outcome}; "
-            f"{changed} lines changed")

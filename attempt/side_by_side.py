@@ -4,7 +4,7 @@
 the loop, each on its own fresh copy of the task with its own seed, as many at once as the
 servers take. After each run its own tests run on its copy. The first candidate that passes
 calls the others off (those still waiting never start; running ones stop at their next check,
-"cancelled"), unless `all_candidates` (to measure how coverage grows with N). search/choice.py
+"cancelled"), unless `all_candidates` (to measure how coverage grows with N). attempt/choosing.py
 picks one, and the independent verdict judges it on a fresh copy, as for a single run.
 
 It returns a recording's body: the chosen run's fields at the top, exactly as run_recorded
@@ -12,29 +12,24 @@ gives them (so every reader of a recording works unchanged), every candidate tha
 "candidates", and what the search did under "search".
 
 A stop (Ctrl-C, SIGTERM, SIGHUP) has already closed every candidate's stream and test run
-(runs/ctrl_c.py): each running candidate ends at once, and run_search raises ctrl_c.Interrupted
+(command_line/ctrl_c.py): each running candidate ends at once, and run_search raises ctrl_c.Interrupted
 with a partial body, marked interrupted: the candidates that ended, and those cut off.
 
 What this file deliberately is not: a model (`chat_for(index, url)` builds each candidate's
-chat and says its seed) or a scheduler of servers (search/servers.py hands out the slots).
+chat and says its seed) or a scheduler of servers (attempt/servers.py hands out the slots).
 """
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from attempt.choosing import choose, eligible, own_tests, shown_index
+from attempt.servers import LOSSES_IN_A_ROW, lost_to_server
+from attempt.start import starting
+from command_line import ctrl_c
 from repo_tools import RepoTools
-from localizing.ranking import when_asked
-from runs import ctrl_c
-from runs.recording import body_head, focus_of, interrupted_body, record_loop, sample_hashes
-from search.choice import choose, closest, eligible
-from search.servers import LOSSES_IN_A_ROW, lost_to_server
-from workspace.passing import start_run
-from workspace.pytest_output import NOT_RUN
+from runs.recording import focus_of, interrupted_body, record_loop
 from workspace.task_catalog import fresh_copy
-from workspace.verdict import changes, judge
-
-# What a candidate keeps of its tests: what the choice reads (passing.py), and where they ran.
-TEST_FIELDS = ("exit_code", "passed", "failed", "errors", "subtests_failed", *NOT_RUN, "timed_out", "sandbox")
+from workspace.verdict import judge
 
 
 class CancelChecks:
@@ -51,21 +46,17 @@ class CancelChecks:
         return False
 
 
-def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_tests=None, localization=None,
-               all_candidates=False, sandbox_mode="auto", on_candidate=None, on_event=None):
+def run_search(task, settings, chat_for, servers, *, folder, start=None, all_candidates=False, sandbox_mode="auto",
+               on_candidate=None, on_event=None):
     """Run the search; return (the recording body (see the module docstring), the tools of the run
     it shows at the top, whose copy holds its edits), or (None, None) when no candidate could
-    start because every server had failed. The localization (None: found here, once, when the
-    settings ask) starts every candidate with the same `focus`. `on_event(index, event)` sees
+    start because every server had failed. `start` (attempt/start.py; None: made here) is where
+    every candidate starts: the same starting tests and `focus`. `on_event(index, event)` sees
     every candidate's events as they come (from its thread). A stop (Ctrl-C, SIGTERM) raises
     ctrl_c.Interrupted with a partial body: the candidates that ended, and those cut off."""
-    folder = Path(folder)
-    first = RepoTools(fresh_copy(task, folder / "start"), task=task, sandbox_mode=sandbox_mode)
-    sample, prompt = sample_hashes(first.root), task.prompt() if prompt is None else prompt
-    start_tests = start_tests or start_run(first)
-    localization = localization if localization is not None else when_asked(settings, first, start_tests)
-    search = Search(task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates, sandbox_mode)
-    search.focus, search.on_event = focus_of(localization), on_event
+    start = start or starting(task, folder, settings, sandbox_mode=sandbox_mode)
+    search = Search(settings, chat_for, servers, start, Path(folder), all_candidates=all_candidates)
+    search.on_event = on_event
 
     def one(index):
         found = search.candidate(index)
@@ -82,11 +73,10 @@ def run_search(task, settings, chat_for, servers, *, folder, prompt=None, start_
             search.call_off()
             if not isinstance(stop, KeyboardInterrupt):
                 raise
-            head = body_head(first, settings, prompt, sample, start_tests, localization)
-            raise ctrl_c.Interrupted(interrupted_body(search.partial(), head)) from None
+            raise ctrl_c.Interrupted(interrupted_body(search.partial(), start.head(settings))) from None
     if not ran:  # not one candidate started: every server had failed (the caller's infra failure)
         return None, None
-    return _body(task, settings, prompt, sample, (start_tests, localization), first, ran, all_candidates, search.named)
+    return _body(start, settings, ran, all_candidates, search.named)
 
 
 class Search:
@@ -94,15 +84,13 @@ class Search:
     the search is over, and the order candidates start in (by index: with one free slot, the
     search runs them one after another, as a user would expect from N)."""
 
-    def __init__(self, task, settings, chat_for, servers, folder, prompt, start_tests, all_candidates,
-                 sandbox_mode):
-        self.task, self.settings, self.chat_for, self.servers = task, settings, chat_for, servers
-        self.folder, self.prompt, self.start_tests = folder, prompt, start_tests
-        self.all_candidates, self.sandbox_mode = all_candidates, sandbox_mode
+    def __init__(self, settings, chat_for, servers, start, folder, *, all_candidates=False):
+        self.settings, self.chat_for, self.servers, self.start = settings, chat_for, servers, start
+        self.task, self.folder, self.all_candidates = start.task, folder, all_candidates
         self.over, self.named = threading.Event(), []  # a candidate passed; the servers that failed
         self.stopping = threading.Event()  # the whole search was interrupted (Ctrl-C, SIGTERM)
         self.started, self.running, self.turn = 0, 0, threading.Condition()
-        self.focus, self.on_event = None, None  # the ranked definitions every candidate starts with (localizing/)
+        self.on_event = None  # (index, event) of every candidate, from its thread
         self.ended, self.cut_off = [], []  # the records of candidates that ended, and of those a stop cut off
 
     def call_off(self):
@@ -152,12 +140,12 @@ class Search:
         """One trajectory on a fresh copy, then its own tests; a run lost to the server has none."""
         chat, seed = self.chat_for(index, url)
         tools = RepoTools(fresh_copy(self.task, self.folder / f"candidate-{index}-{tries}"), task=self.task,
-                          sandbox_mode=self.sandbox_mode)
+                          sandbox_mode=self.start.sandbox_mode)
         checks = CancelChecks(self.over, self.stopping, ctrl_c.pressed)  # pressed: set before the stream is closed
         shown = self.on_event and (lambda event: self.on_event(index, event))
         try:
-            run = record_loop(chat, tools, self.settings, self.prompt, self.start_tests, cancel=checks,
-                              focus=self.focus, on_event=shown)
+            run = record_loop(chat, tools, self.settings, self.start.prompt, self.start.tests, cancel=checks,
+                              focus=focus_of(self.start.localization), on_event=shown)
         except ctrl_c.Interrupted as stop:
             self.cut_off.append({"index": index, "seed": seed, "server": url, **stop.partial})
             raise
@@ -175,38 +163,29 @@ class Search:
         if ctrl_c.pressed.is_set():  # a stop killed these tests: the run is kept, its tests are not
             self.cut_off.append({**record, "tests_interrupted": True})
             raise KeyboardInterrupt
-        record.update({**_changed(tools), "tests": {key: tests[key] for key in TEST_FIELDS if key in tests}})
-        if eligible(record, self.task, self.start_tests) and not self.all_candidates:
+        record.update(own_tests(tools, tests))
+        if eligible(record, self.task, self.start.tests) and not self.all_candidates:
             self.over.set()
         return record, tools
 
 
-def _changed(tools):
-    found = changes(tools.task, tools.root)
-    return {"changed_files": found["changed_files"], "diff": found["diff"]}
-
-
-def _body(task, settings, prompt, sample, start, first, ran, all_candidates, named):
-    """The recording body: the chosen (or closest) candidate's run and verdict at the top;
-    `start` is (the starting tests, the localization)."""
-    start_tests, localization = start
+def _body(start, settings, ran, all_candidates, named):
+    """The recording body: the chosen (or closest) candidate's run and verdict at the top."""
     records = sorted((record for record, _ in ran), key=lambda r: r["index"])
     tools_of = {record["index"]: tools for record, tools in ran}
     tried = [r for r in records if "tests" in r]  # not lost to a server
-    chosen, why = choose(tried, task, start_tests)
-    shown = chosen if chosen is not None else closest(tried, start_tests)
-    shown = shown if shown is not None else records[0]["index"]  # every one lost to a server
+    chosen, why = choose(tried, start.task, start.tests)
+    shown = shown_index(records, chosen, start.tests)
     if all_candidates:  # every candidate that passed is judged, so the coverage curve is the verdict's
         for record in tried:
-            if eligible(record, task, start_tests):
-                record["verdict"] = judge(tools_of[record["index"]], start_tests)["verdict"]
+            if eligible(record, start.task, start.tests):
+                record["verdict"] = judge(tools_of[record["index"]], start.tests)["verdict"]
     for record in records:
         record["chosen"] = record["index"] == chosen
     top = next(r for r in records if r["index"] == shown)
-    judged = judge(tools_of[shown], start_tests)
     search = {"candidates": settings.candidates, "ran": len(tried), "all_candidates": all_candidates,
               "chosen": chosen, "shown": shown, "why": why, "servers_failed": named}
-    head = body_head(first, settings, prompt, sample, start_tests, localization)
-    body = {**head, **judged, "turns": top["turns"], "events": top["events"], "stop": top["stop"],
-            "timings": top["timings"], "candidates": records, "search": search}
+    body = {**start.head(settings), **judge(tools_of[shown], start.tests), "turns": top["turns"],
+            "events": top["events"], "stop": top["stop"], "timings": top["timings"], "candidates": records,
+            "search": search}
     return body, tools_of[shown]
