@@ -115,7 +115,7 @@ def test_a_150_kb_module_is_never_shown_whole_and_each_turn_reads_within_the_bud
     assert len((tools.root / "ledger.py").read_bytes()) > 150_000
     still_wrong = ANSWER.replace(FIX, "return amount * 9 - 7")  # parses, but the test still fails
     chat = ScriptedChat([text(still_wrong), done()], [text(ANSWER), done()])
-    events = run(tools, chat)
+    events = run(tools, chat, max_turns=2)  # the preset's one turn would end before the correction
     assert events[-1]["reason"] == "tests_passed"
     assert [r.get("replaced") for r in results(events) if "replaced" in r] == [1, 1]
     messages = [m["content"] for m in chat.requests[1][0] if m["role"] == "user"]

@@ -121,22 +121,22 @@ def test_fix_refuses_a_settings_file_it_cannot_use_in_one_line_before_any_work(t
 def test_a_default_fix_search_sends_every_candidate_the_temperature_its_configuration_was_measured_with(
         fake_openai, tmp_path, capsys):
     # settings/small-model-explain.json (fix.py's default) was measured at 0.7: sent, unless --temperature says otherwise.
-    fake_openai.play(*[sse_text("I cannot tell.")] * 4)
+    fake_openai.play(*[sse_text("I cannot tell.")] * 8)
     code = fix.main(["--repo", str(make_project(tmp_path / "calc")), "--api", "openai", "--base-url", fake_openai.url,
                      "--model", "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--max-turns", "1"])
-    assert code == fix.NOT_APPLIED
-    assert [(sent["temperature"], sent["seed"]) for sent in fake_openai.requests] == [(0.7, 7), (0.7, 8), (0.7, 9), (0.7, 10)]
+    assert code == fix.NOT_APPLIED  # eight candidates, seeds 7 to 14, each at the preset's temperature
+    assert sorted((sent["temperature"], sent["seed"]) for sent in fake_openai.requests) == [(0.7, seed) for seed in range(7, 15)]
     assert "temperature 0" not in capsys.readouterr().out
 
 
 def test_a_search_at_temperature_0_says_so_in_one_line(fake_openai, tmp_path, capsys):
-    fake_openai.play(*[sse_text("I cannot tell.")] * 4)
+    fake_openai.play(*[sse_text("I cannot tell.")] * 8)
     fix.main(["--repo", str(make_project(tmp_path / "calc")), "--api", "openai", "--base-url", fake_openai.url,
               "--model", "qwen2.5-coder-1.5b", "--output", str(tmp_path / "run.json"), "--max-turns", "1",
               "--temperature", "0"])
     assert {sent["temperature"] for sent in fake_openai.requests} == {0}
     notes = [line for line in capsys.readouterr().out.splitlines() if "temperature 0" in line]
-    assert notes == ["note: all 4 candidates are sampled at temperature 0, so a server that decodes greedily answers "
+    assert notes == ["note: all 8 candidates are sampled at temperature 0, so a server that decodes greedily answers "
                      "them alike whatever their seeds; the searches were measured at --temperature 0.7"]
 
 
