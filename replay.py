@@ -22,27 +22,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from agent_loop import agent_events
-from fixing.task import recorded_task
-from repo_tools import RepoTools
 from command_line import ctrl_c
 from command_line.printer import OneLineParser, clean, fail, run_cli
-from runs.recording import focus_of, loop_settings, run_recorded, sample_hashes
+from fixing.task import recorded_task
+from runs.recording import loop_settings, sample_hashes
 from runs.recording_file import load, plain_copy
-from runs.replay_check import (
-    RequestDrift,
-    check_request,
-    check_tools,
-    event_differences,
-    outcome_differences,
-    verdict_differences,
-)
+from runs.replay_check import RequestDrift, check_request, check_tools
 from runs.replay_table import closing_table, print_replay
-from runs.served_tools import ServedTools
-from attempt.search_replay import replay_search
+from attempt.replaying import replay_attempt
 from workspace import sandbox
-from workspace.task_catalog import fresh_copy
-from workspace.verdict import verdict as recomputed_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -106,41 +94,13 @@ def open_recording(path, tasks_dir=None):
 
 
 def replay(path, *, check_requests=True, served=False, tasks_dir=None):
-    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "differences"}.
-    `tasks_dir`: the folder its task comes from (default: the shipped tasks/)."""
+    """Replay one recording; return {"recording", "events", "final_tests", "verdict", "changed_files",
+    "tests_unchanged", "differences"}. `tasks_dir`: the folder its task comes from (default: the
+    shipped tasks/). A single run is played as a search of one (attempt/replaying.py)."""
     recording, task, settings = open_recording(path, tasks_dir)
-    if "candidates" in recording:  # a search: every candidate is played again, and the choice re-made
-        with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
-            body = replay_search(recording, task, settings, lambda part: ReplayModel(part, check_requests),
-                                 served=served, folder=Path(folder))
-    else:
-        body = _replay_run(recording, task, settings, check_requests, served)
-    differences = body["differences"] + verdict_differences(recording, body["final_tests"], body["verdict"])
-    return {"recording": recording, "events": body["events"], "final_tests": body["final_tests"],
-            "verdict": body["verdict"], "changed_files": body["changed_files"],
-            "tests_unchanged": body["tests_unchanged"], "differences": differences}
-
-
-def _replay_run(recording, task, settings, check_requests, served):
-    """One recorded run played again: its events, final tests, verdict and differences."""
-    model = ReplayModel(recording, check_requests)
-    if served:
-        events = list(agent_events(model, ServedTools(recording, task), recording["task"], settings,
-                                   start_tests=recording.get("start_tests"),
-                                   focus=focus_of(recording.get("localization"))))
-        # No pytest runs: the verdict is recomputed from the recorded runs.
-        body = {key: recording.get(key) for key in ("final_tests", "changed_files", "tests_unchanged")}
-        body["verdict"] = recomputed_verdict(body["final_tests"], recording["tests_unchanged"], recording["start_tests"])
-        differences = event_differences(recording["events"], events)
-    else:
-        with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
-            body = run_recorded(model, RepoTools(fresh_copy(task, folder), task=task), settings,
-                                prompt=recording["task"], localization=recording.get("localization"))
-        events = body["events"]
-        differences = outcome_differences(recording, events, body["final_tests"])
-    if model.unplayed > 0:
-        differences.append(f"{model.unplayed} recorded turn(s) were never requested")
-    return {**body, "events": events, "differences": differences}
+    with tempfile.TemporaryDirectory(prefix="coding-loop-replay-") as folder:
+        return {"recording": recording, **replay_attempt(
+            recording, task, settings, lambda part: ReplayModel(part, check_requests), served=served, folder=folder)}
 
 
 def main(argv=None):

@@ -13,7 +13,8 @@ In reading order:
   fails is named once and sent no more work.
 - adapters.py: a model choice made real: the adapter it names, each run's seed, and the servers
   asked before any work.
-- search_replay.py: a recorded search played again, every candidate, and the choice re-made.
+- replaying.py: a recorded attempt played again: a single run as a search of one, every candidate
+  of a search, and the choice re-made.
 - throughput.py: what parallel requests gain on a model server (`bench.py --server`).
 
 What this folder deliberately is not: the loop (each candidate is one ordinary run of

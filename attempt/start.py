@@ -37,7 +37,8 @@ class Start:
 
     def head(self, settings):
         """The recording body's head: what it says before the run."""
-        return body_head(self.tools, settings, self.prompt, self.sample, self.tests, self.localization)
+        return body_head(self.tools, settings, self.prompt, sample=self.sample, start_tests=self.tests,
+                         localization=self.localization)
 
 
 def starting(task, folder, settings, *, sandbox_mode="auto", tests=None, localization=None, say=None):

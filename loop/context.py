@@ -72,7 +72,8 @@ def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt
     if start_tests is not None:  # the integrator may skip the starting run
         parts.append(_failures(start_tests, "The tests fail now:"))
     parts += file_blocks(paths, read, budget, shown, answering)
-    parts.append(_hint(hint, _paths(task, "editable"), blocks, tool_edits, answering, before))
+    parts.append(_hint(_paths(task, "editable"), hint=hint, blocks=blocks, tool_edits=tool_edits, answering=answering,
+                       before=before))
     return "\n\n".join(part for part in parts if part), shown
 
 
@@ -103,7 +104,7 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
     parts += file_blocks(paths, read, budget, None, answering)
-    parts.append(_hint(hint, paths, blocks, tool_edits, answering, before))
+    parts.append(_hint(paths, hint=hint, blocks=blocks, tool_edits=tool_edits, answering=answering, before=before))
     return "\n\n".join(part for part in parts if part)
 
 
@@ -133,7 +134,7 @@ def _failures(result, intro):
     return f"{intro}\n{compact_output(result if isinstance(result, dict) else {})['output']}"
 
 
-def _hint(hint, paths, blocks, tool_edits, answering, before):
+def _hint(paths, *, hint, blocks, tool_edits, answering, before):
     """The last line: for a message that showed a file by definitions (`answering.shown` grew
     past `before`), how to answer by definitions; else `hint`, or the harness's own line."""
     by_definitions = [shown.path for shown in answering.shown[before:]] if answering and blocks else []

@@ -62,7 +62,10 @@ class Answering:
         """The block showing `path` by definitions within `left` characters (and its Shown kept
         in `shown`), or None when it is answered whole or not even its outline fits."""
         found = module_map(text) if self.by_definitions(text) else None
-        rendered = render(path, text, found, *self.wanted(path, found.definitions), left) if found else None
+        if found is None:
+            return None
+        wanted, why = self.wanted(path, found.definitions)
+        rendered = render(path, text, found, wanted, why=why, left=left)
         if rendered is None or len(rendered[0]) > left:
             return None
         self.shown.append(rendered[1])
@@ -95,7 +98,7 @@ def failure_frames(output):
     return list(dict.fromkeys(reversed(frames)))
 
 
-def render(path, text, found, wanted, why, left):
+def render(path, text, found, wanted, *, why, left):
     """(the block, Shown): imports, the wanted definitions that fit (chosen best first, shown in
     file order), then the outline of the others while the rest of `left` lasts; None when not
     even the imports and a start of the outline fit."""

@@ -3,8 +3,9 @@
 `run_recorded` drives the loop on a fresh copy of a task's repository with the real tools,
 keeps every request (copied at call time), every chunk, every event and the timings, and
 runs the tests before the loop and the independent verdict after it (verdict.py): a single
-run's body. attempt/run.py calls it with a live model and labels the body (`recording_of`),
-replay.py with a ReplayModel; `record_loop` is one run without a verdict (a search's candidate).
+run's body. attempt/run.py calls it with a live model and labels the body (`recording_of`);
+`record_loop` is one run without a verdict (a search's candidate, or a run played again by
+attempt/replaying.py).
 Writing, keeping and loading the file is recording_file.py's.
 
 What this file deliberately is not: a model adapter (no SDK here) or a test oracle.
@@ -79,11 +80,12 @@ def run_recorded(chat, tools, settings=None, *, prompt=None, on_event=None, star
     try:
         run = record_loop(chat, tools, settings, prompt, start_tests, on_event=on_event, focus=focus_of(localization))
     except ctrl_c.Interrupted as stop:
-        head = body_head(tools, settings, prompt, sample, start_tests, localization)
+        head = body_head(tools, settings, prompt, sample=sample, start_tests=start_tests, localization=localization)
         raise ctrl_c.Interrupted(interrupted_body(stop.partial, head)) from None
     started = time.perf_counter()
     judged = judge(tools, start_tests)
-    return {**body_head(tools, settings, prompt, sample, start_tests, localization), **judged,
+    head = body_head(tools, settings, prompt, sample=sample, start_tests=start_tests, localization=localization)
+    return {**head, **judged,
             "turns": run["turns"], "events": run["events"], "stop": run["stop"],
             "timings": {**run["timings"], "start_tests_s": start_s,
                         "verdict_s": round(time.perf_counter() - started, 4)}}
@@ -122,7 +124,7 @@ def interrupted_body(partial, head):
     return {**head, **partial, "interrupted": True}
 
 
-def body_head(tools, settings, prompt, sample, start_tests, localization=None):
+def body_head(tools, settings, prompt, *, sample, start_tests, localization=None):
     """What a recording's body says before the run: when, which task and prompt, the system
     prompt and tools as sent, the settings, the sample's hashes, the starting tests and, when
     the settings asked for it, the localization (a replay hands its `ranked` back as `focus`)."""

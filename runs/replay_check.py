@@ -101,8 +101,9 @@ def both(was, now):
     return shorten(now, parted), shorten(was, parted)
 
 
-def outcome_differences(recording, events, final_tests):
-    """What a real replay must reproduce: the stop, each tool's exit code, the final exit code."""
+def outcome_differences(recording, events):
+    """What a real replay must reproduce: the stop and each tool's result (the final tests'
+    counts are verdict_differences')."""
     differences = []
     was, now = recording["events"][-1], events[-1]
     if was.get("reason") != now.get("reason"):
@@ -125,14 +126,16 @@ def verdict_differences(recording, final_tests, verdict):
     """What both replays must reproduce after the loop: the final tests' counts and the verdict.
     A recording whose saved verdict the replay does not reproduce (hand-edited to "repaired",
     say) differs, whatever its events."""
-    differences = []
-    for count in COUNTS:
-        want, got = recording["final_tests"].get(count), final_tests.get(count)
-        if want != got:
-            differences.append(f"final tests (the verdict's run): {count} {want} in the recording, {got} here")
+    differences = count_differences("final tests (the verdict's run)", recording["final_tests"], final_tests)
     if recording.get("verdict") != verdict:
         differences.append(f"verdict: {shorten(recording.get('verdict'))} in the recording, {shorten(verdict)} here")
     return differences
+
+
+def count_differences(what, want, got):
+    """Where two test runs' counts differ (recorded `want`, replayed `got`), each named `what`."""
+    return [f"{what}: {count} {want.get(count)} in the recording, {got.get(count)} here"
+            for count in COUNTS if want.get(count) != got.get(count)]
 
 
 def _tool_outcomes(events):
