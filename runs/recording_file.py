@@ -2,13 +2,15 @@
 
 `save` writes any text, any shape, atomically; `keep` never loses a finished run (its folder gone,
 it goes under a fresh name, never over another file); `output_problem` says, before minutes of
-model time, why a recording could not be written where it is asked to; `load` reads one and checks
-its shape (runs/recording_check.py). `plain_copy` is what a recorder keeps of a value: plain JSON.
+model time, why a recording could not be written where it is asked to; `load` reads one (plain,
+or gzip-compressed as FILE.json.gz, within a bound) and checks its shape (runs/recording_check.py). `plain_copy` is what a recorder keeps of a value: plain JSON.
 
 What this file deliberately is not: the capture of a run (recording.py) or a replay (replay.py).
 """
+import gzip
 import json
 import re
+import zlib
 import tempfile
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from runs.recording_check import check_recording
 from workspace.files import write_atomic, write_kept
 
 FORMAT = "coding-loop-recording/1"
+MOST_UNPACKED = 200_000_000  # bytes a .json.gz recording may unpack to: the largest committed one is about 3 MB
 
 
 def plain_copy(value):
@@ -78,12 +81,28 @@ def json_text(value):
 
 
 def load(path):
-    """Read a recording and check its shape; anything else is a ValueError naming the file."""
+    """Read a recording (a FILE.json, or a FILE.json.gz: measurements keep theirs compressed) and
+    check its shape; anything else is a ValueError naming the file."""
     try:
-        recording = json.loads(Path(path).read_text(encoding="utf-8"))
+        recording = json.loads(_text(path))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise ValueError(f"{path}: not a JSON recording ({type(error).__name__})") from None
     problem = check_recording(recording, FORMAT)
     if problem:
         raise ValueError(f"{path}: {problem}")
     return recording
+
+
+def _text(path):
+    """The file's text; a .gz file decompressed, at most MOST_UNPACKED bytes of it: a shared
+    recording is untrusted, and a few kilobytes of gzip can unpack to gigabytes."""
+    if not str(path).endswith(".gz"):
+        return Path(path).read_text(encoding="utf-8")
+    try:
+        with gzip.open(path, "rb") as packed:
+            data = packed.read(MOST_UNPACKED + 1)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise ValueError(f"{path}: not a gzip file that unpacks whole ({type(error).__name__})") from None
+    if len(data) > MOST_UNPACKED:
+        raise ValueError(f"{path}: unpacks to more than {MOST_UNPACKED // 1_000_000} MB, more than any run records")
+    return data.decode("utf-8")

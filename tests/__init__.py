@@ -17,7 +17,7 @@ root), in the order of the rooms it tests:
 - the models (local_model.py, openai_model.py, models/): test_local_model.py,
   test_openai_model.py, test_model_choice.py.
 - recordings and command lines (runs/, command_line/, record_run.py, replay.py): test_record_run.py,
-  test_replay.py, test_printer.py, test_ctrl_c.py, test_progress.py (a search's status line and
+  test_replay.py, test_compressed.py, test_printer.py, test_ctrl_c.py, test_progress.py (a search's status line and
   a stop that takes effect at once, on a real terminal), test_mistakes.py (a user's mistakes named).
 - localizing/: test_localizing.py.
 - attempt/: test_search.py, test_coverage.py (evaluation/coverage.py, a search's curve).
