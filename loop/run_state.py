@@ -39,9 +39,14 @@ class Run:
                                               tool_edits="replace_text" in settings.offered_tools,
                                               hint=settings.answer_hint, answering=self.answering)
         # A first message that shows a file by definitions gets the system prompt written for that form.
-        system = settings.system_definitions if self.answering.shown and settings.system_definitions else settings.system
+        system = settings.system_definitions if settings.system_definitions and self.answers_definitions() else settings.system
         self.messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
         self.first_tests = first_tests(settings, tools, start_tests)  # what a harness check runs first
+
+    def answers_definitions(self):
+        """Whether a file the model may edit was shown by definitions (a long test file's outline is not)."""
+        editable = getattr(self.tools.task, "editable", ())
+        return any(shown.path in editable for shown in self.answering.shown)
 
     def shown(self, name, result):
         """What the model reads of a tool result (and what the run learns from it)."""

@@ -5,6 +5,8 @@ system prompt written for answers by definitions; on small files, exactly what i
 Scripted turns, the real tools and real pytest on copies; the long library is test_answer_form's
 generated ledger (Account7.rate2 divides by zero).
 """
+import json
+
 import pytest
 
 from agent_loop import LoopSettings, agent_events
@@ -119,3 +121,29 @@ def test_a_settings_file_writes_the_definitions_prompt_as_lines_and_it_is_record
     assert LoopSettings.from_recorded(settings.recorded()) == settings
     older = {k: v for k, v in settings.recorded().items() if k not in ("preload_scope", "system_definitions")}
     assert LoopSettings.from_recorded(older).preload_scope == "all"  # a recording made before: as it ran
+
+
+def test_a_long_test_file_outlined_beside_a_short_module_asks_for_the_whole_module(tmp_path):
+    """Seen with the real model on iso8601 (162 lines, answered whole, beside a 282-line test file
+    shown as its outline): the message's last line asked for functions "with
+    iso8601/test_iso8601.py on the line before", the test file, and the system prompt was the one
+    for answers by definitions. The file to answer is the editable one."""
+    folder = tmp_path / "tasks" / "calc"
+    (folder / "repo" / "tests").mkdir(parents=True)
+    (folder / "repo" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    cases = "".join(f"\n\ndef test_add_{n}():\n    assert add({n}, 1) == {n + 1}  # case {n} of many\n" for n in range(120))
+    (folder / "repo" / "tests" / "test_calc.py").write_text("from calc import add" + cases)
+    (folder / "task.json").write_text(json.dumps({"title": "Add", "ticket": "add subtracts.",
+                                                  "readable": ["calc.py", "tests/test_calc.py"], "editable": ["calc.py"]}))
+    task = load_task("calc", tmp_path / "tasks")
+    tools = RepoTools(fresh_copy(task, tmp_path / "copy"), task=task)
+    assert len((tools.root / "tests" / "test_calc.py").read_text()) > 6_000  # shown by definitions
+    chat = ScriptedChat([text("calc.py\n```python\ndef add(a, b):\n    return a + b\n```"), done()])
+    settings = load_settings("small-model-explain")
+    focus = [{"path": "calc.py", "name": "add", "start": 1, "end": 2, "score": 0.9, "why": "frame"}]
+    events = list(agent_events(chat, tools, task.prompt(), settings, start_tests=tools.run_tests(), focus=focus))
+    (system, first) = chat.requests[0][0]
+    assert [shown["path"] for shown in of_type(events, "definitions_shown")] == ["tests/test_calc.py"]
+    assert first["content"].endswith(settings.answer_hint) and "tests/test_calc.py on the line before" not in first["content"]
+    assert system["content"] == settings.system
+    assert events[-1]["reason"] == "tests_passed"
