@@ -66,6 +66,8 @@ class LoopSettings:
     #                                 is asked ("tests": localizing/ranking.py), or not ("off")
     preload_scope: str = "all"      # "preload": the readable files while the budget lasts ("all"), or, when the
     #                                 ranking points into a file shown by definitions, that code alone ("focus")
+    editable_hint: bool = True      # only a file the model may edit, shown by definitions, asks for definitions
+    #                                 (False, as before 2026-12-06: a long test file's outline did too)
     system_definitions: str = None  # the system prompt when the first message shows a file by definitions
     #                                 (None: `system`); a prompt asking for whole files contradicts that form
 
@@ -95,7 +97,7 @@ class LoopSettings:
 # turn that only wrote code back unchanged as malformed; replayed under its own policy, it still
 # stops where it stopped. A recording made before `check_first` ran the whole selection at each
 # check. Fields whose default is the old behaviour need no entry.
-BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0}
+BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0, "editable_hint": False}
 
 
 def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):

@@ -139,7 +139,8 @@ def _hint(paths, *, hint, blocks, tool_edits, answering, before):
     definitions (`answering.shown` grew past `before`), how to answer by definitions; else
     `hint`, or the harness's own line. A long test file shown as its outline is no file to answer:
     naming it there asked a real model to write its fix into the test file."""
-    by_definitions = [shown.path for shown in answering.shown[before:] if shown.path in paths] if answering and blocks else []
+    by_definitions = [shown.path for shown in answering.shown[before:] if answering.asks_definitions(shown, paths)
+                      ] if answering and blocks else []
     if by_definitions:
         return DEFINITIONS_HINT.format(path=by_definitions[0])
     return hint or _how_to_answer(paths, blocks, tool_edits)

@@ -44,9 +44,10 @@ class Run:
         self.first_tests = first_tests(settings, tools, start_tests)  # what a harness check runs first
 
     def answers_definitions(self):
-        """Whether a file the model may edit was shown by definitions (a long test file's outline is not)."""
+        """Whether a file the model may edit was shown by definitions (a long test file's outline is
+        not, under settings.editable_hint)."""
         editable = getattr(self.tools.task, "editable", ())
-        return any(shown.path in editable for shown in self.answering.shown)
+        return any(self.answering.asks_definitions(shown, editable) for shown in self.answering.shown)
 
     def shown(self, name, result):
         """What the model reads of a tool result (and what the run learns from it)."""

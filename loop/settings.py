@@ -51,6 +51,7 @@ def settings_problem(s, tool_names):
          f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
         (_count(s.stop_repeats) and s.stop_repeats >= 0, f"stop_repeats must be an int >= 0, not {s.stop_repeats!r}"),
         (s.localize in ("off", "tests"), f"localize must be 'off' or 'tests', not {str(s.localize)[:80]!r}"),
+        (isinstance(s.editable_hint, bool), f"editable_hint must be true or false, not {s.editable_hint!r}"),
         (s.preload_scope in ("all", "focus"),
          f"preload_scope must be 'all' or 'focus', not {str(s.preload_scope)[:80]!r}"),
         (s.system_definitions is None or (isinstance(s.system_definitions, str) and s.system_definitions.strip() != ""),

@@ -147,3 +147,10 @@ def test_a_long_test_file_outlined_beside_a_short_module_asks_for_the_whole_modu
     assert first["content"].endswith(settings.answer_hint) and "tests/test_calc.py on the line before" not in first["content"]
     assert system["content"] == settings.system
     assert events[-1]["reason"] == "tests_passed"
+
+
+def test_a_recording_made_before_the_fix_replays_with_the_hint_it_was_shown():
+    older = {k: v for k, v in LoopSettings().recorded().items() if k != "editable_hint"}
+    assert LoopSettings.from_recorded(older).editable_hint is False and LoopSettings().editable_hint is True
+    with pytest.raises(ValueError, match="editable_hint must be true or false"):
+        LoopSettings(editable_hint="yes")
