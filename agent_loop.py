@@ -16,7 +16,7 @@ from loop.dispatch import assistant_message, run_calls
 from loop.judge import judge_turn
 from loop.repetition import STOP_REPEATS, Repeats
 from loop.run_state import Run
-from loop.settings import settings_problem
+from loop.settings import BEFORE_FIELD, settings_problem
 from loop.written import written_calls
 
 SYSTEM = """You are a careful coding agent repairing a small Python repository.
@@ -85,19 +85,10 @@ class LoopSettings:
     @classmethod
     def from_recorded(cls, recorded, **changes):
         """The settings a recording was made with. Fields it predates take the value that
-        reproduces how it ran (BEFORE_FIELD), else their defaults; keys that are no loop setting
+        reproduces how it ran (loop/settings.py:BEFORE_FIELD), else their defaults; keys that are no loop setting
         (the adapter's options) are left out."""
         known = {key: value for key, value in recorded.items() if key in cls.__dataclass_fields__}
         return cls(**{**BEFORE_FIELD, **known, **changes})
-
-
-# The one upgrade step for older recordings (and evaluation folders, improvement records, settings
-# files): a field added with a default that behaves differently from the loop before it, and the
-# value that behaves as that loop did. A recording made before `unchanged_edits` existed counted a
-# turn that only wrote code back unchanged as malformed; replayed under its own policy, it still
-# stops where it stopped. A recording made before `check_first` ran the whole selection at each
-# check. Fields whose default is the old behaviour need no entry.
-BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0, "editable_hint": False}
 
 
 def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):

@@ -1,4 +1,5 @@
-"""Checking a run's settings once, before any request: every field of agent_loop.LoopSettings.
+"""Checking a run's settings once, before any request: every field of agent_loop.LoopSettings;
+and BEFORE_FIELD, the one upgrade step for the fields an older recording predates.
 
 What this file deliberately is not: where the settings or their defaults live (LoopSettings
 in agent_loop.py holds both), or a parser of flags (command_line/shared_flags.py turns flags into settings).
@@ -11,6 +12,17 @@ HINT_CHARS = 2000      # the answer hint is one instruction, not a second prompt
 # always a finite float (1e999 reads back from JSON as infinity, which JSON cannot write again).
 MOST_SECONDS = 7 * 24 * 3600
 ANSWER_BUDGETS = (200, 1_000_000)  # a whole-file answer: from a few lines to any file the tools edit
+
+
+# The one upgrade step for older recordings (and evaluation folders, improvement records, settings
+# files): a field added with a default that behaves differently from the loop before it, and the
+# value that behaves as that loop did. A recording made before `unchanged_edits` existed counted a
+# turn that only wrote code back unchanged as malformed; replayed under its own policy, it still
+# stops where it stopped. A recording made before `check_first` ran the whole selection at each
+# check. One made before `stop_repeats` let a loop run until its answer ran out; one made before
+# `editable_hint` asked for definitions when any file, a test file too, was shown by them. Fields
+# whose default is the old behaviour need no entry.
+BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0, "editable_hint": False}
 
 
 def _count(value):
