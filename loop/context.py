@@ -18,7 +18,7 @@ What this file deliberately is not: part of the loop (agent_loop.py decides when
 sent) or a file reader (`read` is given, so the tools' allowlist still applies). Pure text: no
 model, no I/O of its own, and no exception for odd input.
 """
-from loop.context_files import FILES_BUDGET, file_blocks, read_text
+from loop.context_files import FILES_BUDGET, file_blocks
 from loop.context_focus import focused_paths, focused_prompt
 from loop.failure_digest import failure_digest
 
@@ -65,7 +65,7 @@ def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt
     if prompt is None:
         prompt = task.prompt() if callable(getattr(task, "prompt", None)) else str(task or "")
     paths, before = preload_paths(task), len(answering.shown) if answering else 0
-    focused = focused_paths(paths, {path: read_text(read, path)[0] for path in _focus_of(answering, paths)}, answering)
+    focused = focused_paths(paths, read, answering)
     if focused:  # preload_scope="focus" on a long file: the code the ranking points into, alone
         paths, prompt = focused, focused_prompt(task, prompt, focused)
     parts, shown = [prompt], {}
@@ -75,10 +75,6 @@ def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt
     parts.append(_hint(_paths(task, "editable"), hint=hint, blocks=blocks, tool_edits=tool_edits, answering=answering,
                        before=before))
     return "\n\n".join(part for part in parts if part), shown
-
-
-def _focus_of(answering, paths):
-    return [path for path in answering.focus_paths() if path in paths] if answering else []
 
 
 def preload_paths(task):

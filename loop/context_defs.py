@@ -16,9 +16,9 @@ file's first definitions, in order, while they fit.
 What this file deliberately is not: the reader of the answers (text_edits_defs.py), or a ranker:
 the focus comes from elsewhere, and the frames are only read (workspace/pytest_output.py).
 """
-import re
 from collections import namedtuple
 
+from loop.context_files import fence_for
 from loop.context_focus import best_few
 from loop.module_map import answer_form, innermost, module_map, signature, source_lines
 from workspace.pytest_output import FRAME, read
@@ -127,7 +127,7 @@ def render(path, text, found, wanted, *, why, left):
     parts = [imports] * bool(imports) + [_shown_definition(path, lines, found.definitions, d, d.parent != before)
                                          for d, before in zip(chosen, parents)]
     outline, listed = _outline(found.definitions, chosen, left - sum(len(part) + 2 for part in parts))
-    fence = _fence(text)
+    fence = fence_for(text)
     block = f"{head}\n{path}\n{fence}python\n" + "\n\n".join(parts) + f"\n{fence}"
     if outline:
         block += f"\nOutline of the rest of {path} (line: definition):\n{fence}\n{outline}\n{fence}"
@@ -188,8 +188,3 @@ def _at(definitions, line):
 
 def _unique(found):
     return list(dict.fromkeys(d for d in found if d is not None))
-
-
-def _fence(text):
-    """Longer than any backtick run in the text, so a file holding ``` cannot end the block."""
-    return "`" * (max((len(run) for run in re.findall(r"`{3,}", text)), default=2) + 1)

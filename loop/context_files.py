@@ -59,7 +59,11 @@ def read_text(read, path):
 def _fenced(path, text):
     """The path on the line before the block, as the model is asked to answer. The fence is
     longer than any backtick run in the text, so a file holding ``` cannot end it early."""
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
+    fence = fence_for(text)
     language = "python" if path.endswith(".py") else ""
     return f"{path}\n{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def fence_for(text):
+    """Longer than any backtick run in the text, so a file holding ``` cannot end the block."""
+    return "`" * (max((len(run) for run in re.findall(r"`{3,}", text)), default=2) + 1)

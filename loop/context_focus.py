@@ -18,6 +18,8 @@ Anywhere else (no ranking, or every file it points into is short enough to be an
 What this file deliberately is not: a ranker (localizing/ranks), or a renderer of a file by
 definitions (context_defs.py): it only chooses which files and definitions the message holds.
 """
+from loop.context_files import read_text
+
 FOCUS_MOST = 3     # definitions shown whole: the faulty one was first on 7 of 8 library bugs, top 3 on 23 of 24 tasks
 FOCUS_SHARE = 0.5  # a definition scoring under half the best one's score is a guess, not evidence
 
@@ -30,13 +32,15 @@ def best_few(focus):
     return kept[:FOCUS_MOST]
 
 
-def focused_paths(paths, texts, answering):
+def focused_paths(paths, read, answering):
     """The files a focused first message shows, in the ranking's order, or None for every file:
-    `paths` are those the message would show, `texts` {path: text or None} what was read of them."""
+    `paths` are those the message would show, `read` the tools' reader (a file is read only
+    under "focus", and only if the ranking points into it)."""
     if answering is None or answering.scope != "focus":
         return None
     wanted = [path for path in answering.focus_paths() if path in paths]
-    if not any(isinstance(texts.get(path), str) and answering.by_definitions(texts[path]) for path in wanted):
+    texts = [read_text(read, path)[0] for path in wanted]
+    if not any(isinstance(text, str) and answering.by_definitions(text) for text in texts):
         return None
     return wanted
 
