@@ -10,8 +10,9 @@ request (from any client that honours those variables, as requests, httpx and ur
 socket would pass it by). Without all that, aider 0.86 asks pypi.org and raw.githubusercontent.com
 at start, and litellm asks raw.githubusercontent.com when it is imported.
 
-What this file deliberately is not: the measurement (aider_tasks.py runs and judges it) or an
-import of aider, which runs only as a subprocess from its own environment.
+What this file deliberately is not: the measurement (aider_tasks.py runs and judges it on the 24
+tasks, measurements/fix-libraries/aider_bugs.py on the library bugs) or an import of aider,
+which runs only as a subprocess from its own environment.
 """
 import json
 import os
@@ -23,12 +24,14 @@ from urllib.parse import urlsplit
 # The same goal the harness's system prompt states, after the same ticket.
 GOAL = "Repair the code so that the repository's tests pass. Edit only {files}; never edit the tests."
 # Switches that keep aider local and non-interactive, and its output complete (--verbose shows
-# every request); the README says why each is there.
-FIXED_FLAGS = ("--edit-format", "whole", "--no-git", "--map-tokens", "0", "--auto-test", "--no-auto-lint",
-               "--no-suggest-shell-commands", "--no-detect-urls", "--no-check-update", "--no-show-release-notes",
-               "--no-show-model-warnings", "--analytics-disable", "--no-analytics", "--disable-playwright",
-               "--no-browser", "--no-notifications", "--no-restore-chat-history", "--env-file", os.devnull,
-               "--no-pretty", "--no-stream", "--no-fancy-input", "--yes-always", "--encoding", "utf-8", "--verbose")
+# every request); the README says why each is there. LOCAL_FLAGS are every measurement's;
+# FIXED_FLAGS are the 24 tasks' (whole files, no git, so no repository map, auto-test).
+LOCAL_FLAGS = ("--no-auto-lint", "--no-suggest-shell-commands", "--no-detect-urls", "--no-check-update",
+               "--no-show-release-notes", "--no-show-model-warnings", "--analytics-disable", "--no-analytics",
+               "--disable-playwright", "--no-browser", "--no-notifications", "--no-restore-chat-history",
+               "--env-file", os.devnull, "--no-pretty", "--no-stream", "--no-fancy-input", "--yes-always",
+               "--encoding", "utf-8", "--verbose")
+FIXED_FLAGS = ("--edit-format", "whole", "--no-git", "--map-tokens", "0", "--auto-test", *LOCAL_FLAGS)
 
 
 class Tripwire:
@@ -55,10 +58,10 @@ class Tripwire:
                     pass
 
 
-def aider_files(folder, args, seed):
+def aider_files(folder, args, seed, edit_format="whole"):
     """Aider's model settings (JSON is YAML too) and metadata, written where it will read them."""
     model = f"openai/{args.model}"
-    settings = [{"name": model, "edit_format": "whole", "use_temperature": args.temperature,
+    settings = [{"name": model, "edit_format": edit_format, "use_temperature": args.temperature,
                  # max_retries 0: else the OpenAI client under litellm resends a timed-out request
                  # twice, silently (seen: 3 requests where aider's log shows one retry).
                  "extra_params": {"seed": seed, "max_tokens": args.max_tokens, "max_retries": 0}}]
