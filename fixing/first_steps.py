@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fixing.collected import collected as collected_tests
-from fixing.project_pytest import (default_python, missing_modules, plugin_modules, project_command,
-                                   project_tests, pytest_missing)
+from fixing.project_pytest import default_python, plugin_modules, project_command, project_tests
 from fixing.repo import RepoProblem, list_files, starting_tree
 from fixing.left_out import shown
 from fixing.task import build_task, choose_files, default_ticket, matching
@@ -28,6 +27,7 @@ from command_line.printer import clean, result_line
 from runs.recording import focus_of
 from runs.recording_file import output_problem
 from workspace import sandbox
+from workspace.pytest_collection import missing_modules, pytest_missing
 from workspace.pytest_output import blamed_files, failures
 from workspace.python_imports import Imports
 from workspace.user_tests import find_test_code, is_test, is_tooling
