@@ -12,12 +12,11 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from fixing.collected import collected as collected_tests
-from fixing.project_pytest import default_python, plugin_modules, project_command, project_tests
-from fixing.repo import RepoProblem, list_files, starting_tree
 from fixing.left_out import shown
-from fixing.task import build_task, choose_files, default_ticket, matching
-from localizing.failing_uses import used_by
+from fixing.project_pytest import default_python, project_command, project_tests
+from fixing.repo import RepoProblem, list_files, starting_tree
+from fixing.sorted_files import matching, sort_files
+from fixing.task import build_task, choose_files, default_ticket
 from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
 from loop.context_defs import Answering
@@ -28,9 +27,7 @@ from runs.recording import focus_of
 from runs.recording_file import output_problem
 from workspace import sandbox
 from workspace.pytest_collection import missing_modules, pytest_missing
-from workspace.pytest_output import blamed_files, failures
-from workspace.python_imports import Imports
-from workspace.user_tests import find_test_code, is_test, is_tooling
+from workspace.pytest_output import failures
 
 
 class Prepared(NamedTuple):
@@ -117,37 +114,22 @@ def make_task(args, repo, tree, files, command, *, start, show, copy_left_out=()
     """The task: the ticket, the project's test code, what the model may read and edit, and what
     was left out of them and of the copy (`copy_left_out`), with why."""
     failing = failures(start["output"])
-    failing_files = [test.split("::")[0] for test, _ in failing]
-    # Only the failing tests' own files join the collected ones: a blamed file is code to repair.
-    collected = collected_tests(tree, command, failing_files)
-    tests = find_test_code(tree, files, collected, repo.name, plugin_modules(tree, args.tests))
-    support = sorted(p for p in tests if p not in collected and not is_test(p, ()))
-    if support:
-        show.line(f"note: test code the tests import, never editable by default: {clean(shown(support))}")
+    found = sort_files(tree, files, command, failing, start["output"], project=repo.name, tests_args=args.tests,
+                       globs=[*args.readable, *args.editable])
+    if found.support:
+        show.line(f"note: test code the tests import, never editable by default: {clean(shown(found.support))}")
     for glob in args.editable:
         if not matching(files, [glob]):
             raise RepoProblem(f"--editable {glob} matches no file of {repo}")
-    first = first_files(tree, files, tests, [test for test, _ in failing], start["output"])
-    chosen = choose_files(tree, files, tests, first, readable_globs=args.readable, editable_globs=args.editable)
+    chosen = choose_files(found, readable_globs=args.readable, editable_globs=args.editable)
     for note in chosen.notes:
         show.line(f"note: {clean(note)}")
     if not chosen.editable:
         raise RepoProblem(f"nothing to edit in {repo}: {clean(chosen.why_none)}; choose files with --editable GLOB")
-    task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, tests, command,
+    task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, found.of("test"), command,
                       readable=chosen.readable, editable=chosen.editable, left_out=[*copy_left_out, *chosen.left_out])
     show.line(f"task: {len(chosen.readable)} readable files, editable: {clean(shown(chosen.editable))}")
     return task
-
-
-def first_files(tree, files, tests, failing, output):
-    """What a model must be shown first, because a small model answers about the first file it
-    sees: the code the failures' tracebacks point at, then the code the failing tests call, in
-    the order they name it (a failed assertion has no frame in the code), then their own files."""
-    imports = Imports(tree, files)
-    used = [path for test in failing for path in used_by(imports, test)]
-    blamed = blamed_files(output, files)
-    code = [path for path in [*blamed, *used] if not is_test(path, tests) and not is_tooling(path)]
-    return list(dict.fromkeys([*code, *(test.split("::")[0] for test in failing), *blamed]))
 
 
 def say_context(task, start, read, show, answering=None):
