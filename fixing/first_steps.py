@@ -3,7 +3,9 @@ the input, copies the starting tree, runs the tests the project's own way (does 
 and can pytest run at all, or is a dependency missing?), builds the task from it (the ticket, the
 project's test code, what the model may read and edit, the likely culprit first), ranks the
 likely faulty definitions when the settings ask (localizing/ranking.py), and says what the model
-will be shown of it. Bad input is a RepoProblem, one line.
+will be shown of it. What the recording says of the repository (its git state as the copy was
+made, the task_spec) is read here too, once, for the run and for a stopped run alike. Bad input
+is a RepoProblem, one line.
 
 What this file deliberately is not: the run (attempt/run.py, with these as its start), the verdict
 or the offer (fix.py), or the reading of pytest's output (workspace/pytest_output.py).
@@ -14,9 +16,9 @@ from typing import NamedTuple
 
 from fixing.left_out import shown
 from fixing.project_pytest import default_python, project_command, project_tests
-from fixing.repo import RepoProblem, list_files, starting_tree
+from fixing.repo import RepoProblem, git_state, list_files, starting_tree
 from fixing.sorted_files import matching, sort_files
-from fixing.task import build_task, choose_files, default_ticket
+from fixing.task import build_task, choose_files, default_ticket, task_spec
 from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
 from loop.context_defs import Answering
@@ -32,11 +34,13 @@ from workspace.pytest_output import failures
 
 class Prepared(NamedTuple):
     """What the first steps found: the repository (its real path), the task built from it, the
-    starting test run, and the localization (None: not asked)."""
+    starting test run, the localization (None: not asked), and what a fix.py recording says
+    beside the run (`recorded`: the repository it repairs, as git saw it, and its task_spec)."""
     repo: Path
     task: object
     start: dict
-    localization: dict = None
+    localization: dict
+    recorded: dict
 
 
 def prepare(args, folder, show):
@@ -51,6 +55,9 @@ def prepare(args, folder, show):
     if start is None:
         return None
     task = make_task(args, repo, tree, files, command, start=start, show=show, copy_left_out=left_out)
+    # Read as the copy was made: the state the run starts from, kept whether the run ends or is stopped.
+    recorded = {"repository": {"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
+                "task_spec": task_spec(task, args.tests)}
     # The pristine tree, read (ranked, shown), never edited: every run edits a copy of its own.
     reader = RepoTools(tree, task=task, sandbox_mode=args.sandbox_mode)
     localization = when_asked(args.settings, reader, start)  # beside the start run: once, for every candidate
@@ -58,7 +65,7 @@ def prepare(args, folder, show):
         show.line(localization_line(localization))
     if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
         say_context(task, start, reader.file_text, show, Answering.of(args.settings, focus_of(localization), start))
-    return Prepared(repo, task, start, localization)
+    return Prepared(repo, task, start, localization, recorded)
 
 
 def check_input(args):
