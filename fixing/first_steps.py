@@ -61,10 +61,7 @@ def prepare(args, folder, show):
     # The pristine tree, read (ranked, shown), never edited: every run edits a copy of its own.
     reader = RepoTools(tree, task=task, sandbox_mode=args.sandbox_mode)
     localization = when_asked(args.settings, reader, start)  # beside the start run: once, for every candidate
-    if localization is not None:
-        show.line(localization_line(localization))
-    if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-        say_context(task, start, reader.file_text, show, Answering.of(args.settings, focus_of(localization), start))
+    say_shown(args.settings, reader, start, localization, show)
     return Prepared(repo, task, start, localization, recorded)
 
 
@@ -139,12 +136,19 @@ def make_task(args, repo, tree, files, command, *, start, show, copy_left_out=()
     return task
 
 
-def say_context(task, start, read, show, answering=None):
-    """Name on the terminal what the first message shows the model (whole, or by definitions:
-    `answering`, the run's own rule) and what it leaves out."""
-    _, seen = preload(task, start, read, answering=answering)
-    by_definitions = [item.path for item in answering.shown] if answering else []
-    left = [path for path in preload_paths(task) if path not in seen and path not in by_definitions]
+def say_shown(settings, reader, start, localization, show):
+    """Say on the terminal what the model will be shown, before any model is asked (so it shows
+    even when none answers): the ranking, when the settings asked for one, and under "preload"
+    the files of the first message, whole or by definitions (the run's own rule, around the
+    ranking), and what it leaves out. `reader`: the tools of the pristine tree."""
+    if localization is not None:
+        show.line(localization_line(localization))
+    if settings.context != "preload":
+        return
+    answering = Answering.of(settings, focus_of(localization), start)
+    _, seen = preload(reader.task, start, reader.file_text, answering=answering)
+    by_definitions = [item.path for item in answering.shown]
+    left = [path for path in preload_paths(reader.task) if path not in seen and path not in by_definitions]
     outlined = f"; by definitions: {clean(shown(by_definitions))}" if by_definitions else ""
     show.line(f"context: the model is shown {clean(shown(list(seen)) or 'no file')} whole{outlined} "
               f"({sum(len(text) for text in seen.values()):,} characters whole)")
