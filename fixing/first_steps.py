@@ -3,9 +3,9 @@ the input, copies the starting tree, runs the tests the project's own way (does 
 and can pytest run at all, or is a dependency missing?), builds the task from it (the ticket, the
 project's test code, what the model may read and edit, the likely culprit first), ranks the
 likely faulty definitions when the settings ask (localizing/ranking.py), and says what the model
-will be shown of it. What the recording says of the repository (its git state as the copy was
-made, the task_spec) is read here too, once, for the run and for a stopped run alike. Bad input
-is a RepoProblem, one line.
+will be shown of it. What the recording says of the repository (its git state before the run,
+the task_spec) is read here too, once, for a finished run and a stopped one alike. Bad input is
+a RepoProblem, one line.
 
 What this file deliberately is not: the run (attempt/run.py, with these as its start), the verdict
 or the offer (fix.py), or the reading of pytest's output (workspace/pytest_output.py).
@@ -55,7 +55,7 @@ def prepare(args, folder, show):
     if start is None:
         return None
     task = make_task(args, repo, tree, files, command, start=start, show=show, copy_left_out=left_out)
-    # Read as the copy was made: the state the run starts from, kept whether the run ends or is stopped.
+    # Read before the run (the state its copy was made from), once: kept whether the run ends or is stopped.
     recorded = {"repository": {"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
                 "task_spec": task_spec(task, args.tests)}
     # The pristine tree, read (ranked, shown), never edited: every run edits a copy of its own.
