@@ -28,8 +28,7 @@ from command_line.printer import Printer, fail, run_cli, warn
 from fixing.first_steps import prepare
 from fixing.flags import parse_args
 from fixing.offer import offer
-from fixing.repo import RepoProblem, git_state
-from fixing.task import task_spec
+from fixing.repo import RepoProblem
 from local_model import ModelUnavailable
 from runs.recording_file import keep
 
@@ -79,18 +78,12 @@ def run(args, prepared, folder, show):
         with AttemptView(show, show_model=args.show_model) as view:
             ran = run_attempt(attempt, start_tests=prepared.start, on_event=view, localization=prepared.localization)
     except ctrl_c.Interrupted as stop:  # what ran is kept, marked interrupted (main writes it)
-        stop.partial.update(of_the_repository(prepared, args))
+        stop.partial.update(prepared.recorded)
         raise
     if ran is None:
         raise RepoProblem("every model server failed before one candidate could start; nothing was applied")
-    ran.recording.update(of_the_repository(prepared, args))
+    ran.recording.update(prepared.recorded)
     return ran.recording, ran.tools
-
-
-def of_the_repository(prepared, args):
-    """What a fix.py recording says beside the run: the repository it repairs, and its task."""
-    return {"repository": {"name": prepared.repo.name, "path": str(prepared.repo), **(git_state(prepared.repo) or {})},
-            "task_spec": task_spec(prepared.task, args.tests)}
 
 
 if __name__ == "__main__":

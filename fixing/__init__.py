@@ -10,6 +10,8 @@ reading order:
   configuration), sandboxed, on a copy.
 - collected.py: which files pytest collects as tests, less the modules it takes only for their
   doctests (`--doctest-modules`): those are code to repair.
+- sorted_files.py: the copy's files sorted once into one frozen value (test, tooling, code or
+  other; each one's size as text; what the failing tests blame and call) that the choice reads.
 - task.py: the task built from it (ticket, readable and editable files within a budget), and
   how a recording keeps it (`task_spec`) and rebuilds it for a replay (`recorded_task`).
 - left_out.py: what the copy and the choice left out, and why: on the terminal, in the

@@ -3,7 +3,9 @@ the input, copies the starting tree, runs the tests the project's own way (does 
 and can pytest run at all, or is a dependency missing?), builds the task from it (the ticket, the
 project's test code, what the model may read and edit, the likely culprit first), ranks the
 likely faulty definitions when the settings ask (localizing/ranking.py), and says what the model
-will be shown of it. Bad input is a RepoProblem, one line.
+will be shown of it. What the recording says of the repository (its git state before the run,
+the task_spec) is read here too, once, for a finished run and a stopped one alike. Bad input is
+a RepoProblem, one line.
 
 What this file deliberately is not: the run (attempt/run.py, with these as its start), the verdict
 or the offer (fix.py), or the reading of pytest's output (workspace/pytest_output.py).
@@ -12,13 +14,11 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from fixing.collected import collected as collected_tests
-from fixing.project_pytest import (default_python, missing_modules, plugin_modules, project_command,
-                                   project_tests, pytest_missing)
-from fixing.repo import RepoProblem, list_files, starting_tree
 from fixing.left_out import shown
-from fixing.task import build_task, choose_files, default_ticket, matching
-from localizing.failing_uses import used_by
+from fixing.project_pytest import default_python, project_command, project_tests
+from fixing.repo import RepoProblem, git_state, list_files, starting_tree
+from fixing.sorted_files import matching, sort_files
+from fixing.task import build_task, choose_files, default_ticket, task_spec
 from localizing.ranking import when_asked
 from loop.context import preload, preload_paths
 from loop.context_defs import Answering
@@ -28,18 +28,19 @@ from command_line.printer import clean, result_line
 from runs.recording import focus_of
 from runs.recording_file import output_problem
 from workspace import sandbox
-from workspace.pytest_output import blamed_files, failures
-from workspace.python_imports import Imports
-from workspace.user_tests import find_test_code, is_test, is_tooling
+from workspace.pytest_collection import missing_modules, pytest_missing
+from workspace.pytest_output import failures
 
 
 class Prepared(NamedTuple):
     """What the first steps found: the repository (its real path), the task built from it, the
-    starting test run, and the localization (None: not asked)."""
+    starting test run, the localization (None: not asked), and what a fix.py recording says
+    beside the run (`recorded`: the repository it repairs, as git saw it, and its task_spec)."""
     repo: Path
     task: object
     start: dict
-    localization: dict = None
+    localization: dict
+    recorded: dict
 
 
 def prepare(args, folder, show):
@@ -54,14 +55,14 @@ def prepare(args, folder, show):
     if start is None:
         return None
     task = make_task(args, repo, tree, files, command, start=start, show=show, copy_left_out=left_out)
+    # Read before the run (the state its copy was made from), once: kept whether the run ends or is stopped.
+    recorded = {"repository": {"name": repo.name, "path": str(repo), **(git_state(repo) or {})},
+                "task_spec": task_spec(task, args.tests)}
     # The pristine tree, read (ranked, shown), never edited: every run edits a copy of its own.
     reader = RepoTools(tree, task=task, sandbox_mode=args.sandbox_mode)
     localization = when_asked(args.settings, reader, start)  # beside the start run: once, for every candidate
-    if localization is not None:
-        show.line(localization_line(localization))
-    if args.settings.context == "preload":  # said before the model is asked: it shows even when no model answers
-        say_context(task, start, reader.file_text, show, Answering.of(args.settings, focus_of(localization), start))
-    return Prepared(repo, task, start, localization)
+    say_shown(args.settings, reader, start, localization, show)
+    return Prepared(repo, task, start, localization, recorded)
 
 
 def check_input(args):
@@ -117,45 +118,37 @@ def make_task(args, repo, tree, files, command, *, start, show, copy_left_out=()
     """The task: the ticket, the project's test code, what the model may read and edit, and what
     was left out of them and of the copy (`copy_left_out`), with why."""
     failing = failures(start["output"])
-    failing_files = [test.split("::")[0] for test, _ in failing]
-    # Only the failing tests' own files join the collected ones: a blamed file is code to repair.
-    collected = collected_tests(tree, command, failing_files)
-    tests = find_test_code(tree, files, collected, repo.name, plugin_modules(tree, args.tests))
-    support = sorted(p for p in tests if p not in collected and not is_test(p, ()))
-    if support:
-        show.line(f"note: test code the tests import, never editable by default: {clean(shown(support))}")
+    found = sort_files(tree, files, command, failing, start["output"], project=repo.name, tests_args=args.tests,
+                       globs=[*args.readable, *args.editable])
+    if found.support:
+        show.line(f"note: test code the tests import, never editable by default: {clean(shown(found.support))}")
     for glob in args.editable:
         if not matching(files, [glob]):
             raise RepoProblem(f"--editable {glob} matches no file of {repo}")
-    first = first_files(tree, files, tests, [test for test, _ in failing], start["output"])
-    chosen = choose_files(tree, files, tests, first, readable_globs=args.readable, editable_globs=args.editable)
+    chosen = choose_files(found, readable_globs=args.readable, editable_globs=args.editable)
     for note in chosen.notes:
         show.line(f"note: {clean(note)}")
     if not chosen.editable:
         raise RepoProblem(f"nothing to edit in {repo}: {clean(chosen.why_none)}; choose files with --editable GLOB")
-    task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, tests, command,
+    task = build_task(repo.name, args.ticket or default_ticket(failing, start), tree, found.of("test"), command,
                       readable=chosen.readable, editable=chosen.editable, left_out=[*copy_left_out, *chosen.left_out])
     show.line(f"task: {len(chosen.readable)} readable files, editable: {clean(shown(chosen.editable))}")
     return task
 
 
-def first_files(tree, files, tests, failing, output):
-    """What a model must be shown first, because a small model answers about the first file it
-    sees: the code the failures' tracebacks point at, then the code the failing tests call, in
-    the order they name it (a failed assertion has no frame in the code), then their own files."""
-    imports = Imports(tree, files)
-    used = [path for test in failing for path in used_by(imports, test)]
-    blamed = blamed_files(output, files)
-    code = [path for path in [*blamed, *used] if not is_test(path, tests) and not is_tooling(path)]
-    return list(dict.fromkeys([*code, *(test.split("::")[0] for test in failing), *blamed]))
-
-
-def say_context(task, start, read, show, answering=None):
-    """Name on the terminal what the first message shows the model (whole, or by definitions:
-    `answering`, the run's own rule) and what it leaves out."""
-    _, seen = preload(task, start, read, answering=answering)
-    by_definitions = [item.path for item in answering.shown] if answering else []
-    left = [path for path in preload_paths(task) if path not in seen and path not in by_definitions]
+def say_shown(settings, reader, start, localization, show):
+    """Say on the terminal what the model will be shown, before any model is asked (so it shows
+    even when none answers): the ranking, when the settings asked for one, and under "preload"
+    the files of the first message, whole or by definitions (the run's own rule, around the
+    ranking), and what it leaves out. `reader`: the tools of the pristine tree."""
+    if localization is not None:
+        show.line(localization_line(localization))
+    if settings.context != "preload":
+        return
+    answering = Answering.of(settings, focus_of(localization), start)
+    _, seen = preload(reader.task, start, reader.file_text, answering=answering)
+    by_definitions = [item.path for item in answering.shown]
+    left = [path for path in preload_paths(reader.task) if path not in seen and path not in by_definitions]
     outlined = f"; by definitions: {clean(shown(by_definitions))}" if by_definitions else ""
     show.line(f"context: the model is shown {clean(shown(list(seen)) or 'no file')} whole{outlined} "
               f"({sum(len(text) for text in seen.values()):,} characters whole)")

@@ -24,7 +24,8 @@ the sandbox, a clean environment, bounded time and output) and changes only this
   what `-p NAME` loads there or in `addopts`: fixture modules, test code (workspace/user_tests.py).
 
 What this file deliberately is not: a process runner (pytest_run.py runs the command), a reader
-of pytest's output (pytest_output.py) or the judge of what a start run means (first_steps.py says that).
+of pytest's output (workspace/pytest_output.py; workspace/pytest_collection.py says whether pytest
+or a dependency is missing) or the judge of what a start run means (first_steps.py says that).
 """
 import configparser
 import os
@@ -36,7 +37,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from workspace import sandbox
-from workspace.pytest_collection import modules_not_found, no_pytest
 from workspace.pytest_run import CLEAN_ENV, PytestCommand, run_pytest
 
 # pytest's own order of configuration files, and the section each must hold to count.
@@ -163,20 +163,6 @@ def interpreter_places(python):
     if home:
         places.add(str(Path(home.group(1).strip()).parent))
     return tuple(sorted(os.path.realpath(p) for p in places if os.path.realpath(p) != "/" and os.path.isdir(p)))
-
-
-def pytest_missing(result):
-    """True when the interpreter has no pytest: nothing ran, and Python said why."""
-    return (result["exit_code"] != 0 and not (result["passed"] or result["failed"] or result["errors"])
-            and no_pytest(result["output"]))
-
-
-def missing_modules(result, files):
-    """The modules the tests could not import that the repository does not hold (`files`):
-    its dependencies, missing from the interpreter. Only for a run that did not pass."""
-    own = {part.removesuffix(".py") for path in files for part in Path(path).parts}
-    return [] if result["exit_code"] == 0 else [
-        module for module in modules_not_found(result["output"]) if module.split(".")[0] not in own]
 
 
 def project_tests(tree, command, extra=()):

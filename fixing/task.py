@@ -3,8 +3,8 @@
 `build_task(...)` makes a `UserTask`, a workspace.task_catalog.Task (so the tools, the
 recorder and the verdict treat it like any shipped task) whose test files are the project's
 test code (workspace/user_tests.py: what pytest collected and the support code the tests
-import) and whose pytest command is the project's own (project_pytest.py). `choose_files` picks the
-readable files within a budget (`--readable`'s, then what the failing tests use, the code, the
+import) and whose pytest command is the project's own (project_pytest.py). `choose_files` picks,
+from the repository's files as sorted_files.py sorted them once, the readable files within a budget (`--readable`'s, then what the failing tests use, the code, the
 tests, packaging and tool configuration last) and the editable ones (the readable code, or
 `--editable` globs), and says in one line each what it left out and why.
 `task_spec` / `recorded_task` store the task in a recording and rebuild it for a replay.
@@ -12,7 +12,6 @@ tests, packaging and tool configuration last) and the editable ones (the readabl
 What this file deliberately is not: a reader of the user's tree (repo.py copies it once;
 everything here looks at that copy) or a judge (verdict.py is).
 """
-import fnmatch
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -22,9 +21,9 @@ from typing import NamedTuple
 from fixing.left_out import KEPT, kept, shown, why_none
 from fixing.project_pytest import project_command
 from fixing.repo import starting_tree
-from workspace.file_limits import READ_CHARS, text_size
+from fixing.sorted_files import matching
+from workspace.file_limits import READ_CHARS
 from workspace.task_catalog import SAMPLE_TASK, Task, load_task
-from workspace.user_tests import is_test, is_tooling
 
 READ_BUDGET = 200_000  # characters of readable files in all: what a model could read in one run
 READ_FILES = 60        # file names in the prompt and in read_file's description
@@ -66,17 +65,16 @@ class Chosen(NamedTuple):
     why_none: str    # when nothing is editable: what was found and why each was not chosen (bounded)
 
 
-def choose_files(tree, files, tests, first=(), *, readable_globs=(), editable_globs=()):
-    """The files the model may read and edit (a Chosen). Readable, in the order a model is shown
-    them: `--readable`'s, `first` (what the failing tests use), the code, the tests, then packaging
-    and tool configuration (readable, never editable by default). Only these, and `--editable`'s,
-    are looked at; each one that is not text the tools can edit is named with why."""
-    python = sorted((p for p in files if p.endswith(".py")), key=lambda p: (p.count("/"), p))
-    code = [p for p in python if not is_test(p, tests) and not is_tooling(p)]
-    known, chosen = set(files), matching(files, editable_globs)
-    wanted = [p for p in dict.fromkeys([*matching(files, readable_globs), *first, *code,
-                                        *[p for p in python if is_test(p, tests)], *python]) if p in known]
-    sizes = {p: text_size(Path(tree) / p) for p in dict.fromkeys([*wanted, *chosen])}
+def choose_files(found, *, readable_globs=(), editable_globs=()):
+    """The files the model may read and edit (a Chosen), from the repository's SortedFiles.
+    Readable, in the order a model is shown them: `--readable`'s, the first ones (first_files),
+    the code, the tests, then packaging and tool configuration (readable, never editable by
+    default). Only these, and `--editable`'s, are looked at; each one that is not text the tools
+    can edit is named with why."""
+    files, python, sizes, code = list(found.kinds), found.python, found.sizes, found.of("code")
+    chosen = matching(files, editable_globs)
+    wanted = [p for p in dict.fromkeys([*matching(files, readable_globs), *first_files(found), *code,
+                                        *found.of("test"), *python]) if p in found.kinds]
     not_text = [f"{p} ({sizes[p]})" for p in wanted if isinstance(sizes[p], str) and p not in chosen]
     notes = [f"left out, not text the model can read and edit: {shown(not_text)}"] if not_text else []
     # An empty file (an empty __init__.py) has nothing to read or edit: not worth a word.
@@ -86,9 +84,17 @@ def choose_files(tree, files, tests, first=(), *, readable_globs=(), editable_gl
         editable = [p for p in readable if p in code]
         return Chosen(readable, editable, notes, left_out, "" if editable else why_none(
             code, sizes, left, ("Python file", "outside the tests and tool configuration"), python))
-    editable = _editable(chosen, sizes, tests, notes, left_out)
+    editable = _editable(chosen, found, notes, left_out)
     return Chosen([*readable, *[p for p in editable if p not in readable]], editable, notes, left_out,
                   "" if editable else why_none(chosen, sizes, left, ("file", "--editable matched"), python))
+
+
+def first_files(found):
+    """What a model must be shown first, because a small model answers about the first file it
+    sees: the code the failures' tracebacks point at, then the code the failing tests call, in
+    the order they name it (a failed assertion has no frame in the code), then their own files."""
+    code = found.of("code", [*found.blamed, *found.used])
+    return list(dict.fromkeys([*code, *found.failing, *found.blamed]))
 
 
 def _within_budget(paths, sizes, notes):
@@ -108,24 +114,19 @@ def _within_budget(paths, sizes, notes):
     return readable, left
 
 
-def _editable(paths, sizes, tests, notes, left_out):
+def _editable(paths, found, notes, left_out):
     """The files `--editable` chose that can be edited as text; the rest are named in notes."""
+    sizes = found.sizes
     skipped = [f"{p} ({sizes.get(p)})" for p in paths if not isinstance(sizes.get(p), int)]
     if skipped:
         notes.append(f"skipped from --editable: {shown(skipped)}")
         left_out.extend(skipped)
     editable = [p for p in paths if isinstance(sizes.get(p), int)]
-    chosen_tests = [p for p in editable if is_test(p, tests)]
+    chosen_tests = found.of("test", editable)
     if chosen_tests:
         notes.append(f"--editable includes test files ({shown(chosen_tests)}): a patch that changes them is never "
                      "applied")
     return editable
-
-
-def matching(files, globs):
-    """Files matching any glob: on the whole path, or on the file name for a glob without "/"."""
-    return [p for p in files if any(fnmatch.fnmatchcase(p, g) or ("/" not in g and fnmatch.fnmatchcase(
-        os.path.basename(p), g)) for g in globs)]
 
 
 def task_spec(task, tests_args):

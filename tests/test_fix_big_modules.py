@@ -7,6 +7,7 @@ import json
 
 import fix
 import replay
+from fixing.sorted_files import sorted_files
 from fixing.task import READ_BUDGET, choose_files
 from testing.scripted import call, done, text
 from tests.user_repos import CLAMP, CLAMP_FIXED, big_library, big_module, make_project, tree_state
@@ -61,7 +62,8 @@ def test_a_one_function_block_repairs_the_big_module(fake_ollama, tmp_path, caps
 def test_a_module_bigger_than_the_read_budget_is_chosen_before_a_small_script(tmp_path):
     files = big_library(big_module(READ_BUDGET + 50_000))
     tree = make_project(tmp_path / "biglib", files, git=False)
-    chosen = choose_files(tree, sorted(files), {"tests/test_core.py"}, ["biglib/core.py", "tests/test_core.py"])
+    chosen = choose_files(sorted_files(tree, sorted(files), {"tests/test_core.py"}, used=["biglib/core.py"],
+                                       failing=["tests/test_core.py"]))
     # It costs the budget what read_file shows of it at most, so the rest still fits beside it.
     assert chosen.editable == ["biglib/core.py", "benchmarks/bench_sum.py"] and chosen.left_out == []
     assert chosen.readable == ["biglib/core.py", "tests/test_core.py", "benchmarks/bench_sum.py"]

@@ -4,6 +4,7 @@ are packaging, which code a failing test calls, and the order the files are show
 import pytest
 
 from localizing.failing_uses import used_by
+from fixing.sorted_files import sorted_files
 from fixing.task import build_task, choose_files
 from loop.context import preload_paths
 from tests.user_repos import make_project
@@ -93,8 +94,9 @@ def test_readable_globs_are_shown_first_and_tooling_last(tmp_path):
     files = {"setup.py": "setup()\n", "a/core.py": "X = 1\n", "a/big.py": "Y = 2\n", "NOTES.md": "the cause\n",
              "tests/test_a.py": "from a.core import X\n"}
     tree = make_project(tmp_path / "a", files, git=False)
-    readable, editable, *_ = choose_files(tree, sorted(files), {"tests/test_a.py"}, ["a/core.py", "tests/test_a.py"],
-                                          readable_globs=["NOTES.md"])
+    found = sorted_files(tree, sorted(files), {"tests/test_a.py"}, used=["a/core.py"], failing=["tests/test_a.py"],
+                         globs=["NOTES.md"])
+    readable, editable, *_ = choose_files(found, readable_globs=["NOTES.md"])
     assert readable == ["NOTES.md", "a/core.py", "tests/test_a.py", "a/big.py", "setup.py"]
     assert editable == ["a/core.py", "a/big.py"]
     task = build_task("a", "t", tree, {"tests/test_a.py"}, None, readable=readable, editable=editable)

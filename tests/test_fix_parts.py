@@ -9,10 +9,11 @@ import pytest
 from fixing.left_out import KEPT, kept
 from fixing.offer import patch_lines
 from fixing.patch import make_patch, moved_on, refusal, stat_lines
-from fixing.project_pytest import config_file, missing_modules, project_command
+from fixing.project_pytest import config_file, project_command
 from fixing.repo import git_state, list_files, starting_tree
 from fixing.task import UserTask, recorded_task, spec_problem, task_from_spec
 from tests.user_repos import OPS, OPS_FIXED, PROJECT, fake_venv, make_project, tree_state
+from workspace.pytest_collection import missing_modules
 from workspace.pytest_output import blamed_files, failures
 from workspace.task_catalog import load_task
 

@@ -1,5 +1,7 @@
 """What pytest says before any test runs: what `--collect-only` found, and why a run could not
-start (a module the interpreter cannot import, no pytest at all).
+start (a module the interpreter cannot import, no pytest at all). `pytest_missing(result)` and
+`missing_modules(result, files)` ask it of a whole run: fix.py's first run, whose missing
+dependency is an environment to set up, not a bug for a model to repair.
 
 Apart from pytest_output.py, which reads what the tests did (counts, failures, frames): these
 answers decide whether there is a run to read at all, and which files hold the tests.
@@ -8,6 +10,7 @@ What this file deliberately is not: a runner (pytest_run.py) or the judge of wha
 means (fixing/first_steps.py, workspace/passing.py).
 """
 import re
+from pathlib import PurePosixPath
 
 FILE_COUNT = re.compile(r"^(\S+\.py): (\d+)$", re.M)  # at -qq, one line per test file: "tests/test_a.py: 4"
 
@@ -42,3 +45,17 @@ def modules_not_found(output):
 def no_pytest(output):
     """Python's own answer when the interpreter has no pytest ("python: No module named pytest")."""
     return re.search(r"No module named '?pytest'?(\s|$)", output or "") is not None
+
+
+def pytest_missing(result):
+    """True when the interpreter has no pytest: nothing ran, and Python said why."""
+    return (result["exit_code"] != 0 and not (result["passed"] or result["failed"] or result["errors"])
+            and no_pytest(result["output"]))
+
+
+def missing_modules(result, files):
+    """The modules the tests could not import that the repository does not hold (`files`):
+    its dependencies, missing from the interpreter. Only for a run that did not pass."""
+    own = {part.removesuffix(".py") for path in files for part in PurePosixPath(path).parts}
+    return [] if result["exit_code"] == 0 else [
+        module for module in modules_not_found(result["output"]) if module.split(".")[0] not in own]

@@ -22,7 +22,8 @@ tests take their expected values from (`testing/expected.py`) is as much a test 
 read as configuration (`pytest.ini`, `pyproject.toml`, `setup.py`, ...): what
 task_catalog.load_task never lets a task make editable. `is_tooling(path)` names packaging and
 tool configuration (`setup.py`, `docs/conf.py`, `noxfile.py`): not tests, but never editable by
-default either (user_task.choose_files).
+default either (fixing/task.py's choose_files). `kind_of(path, tests)` puts a file in one of four
+places by these answers: test, tooling, code (Python) or other (fixing/sorted_files.py).
 
 What this file deliberately is not: a runner. Nothing here imports or executes the user's code.
 """
@@ -57,6 +58,16 @@ def is_tooling(path):
 def is_test_or_config(path):
     """A test (named like one) or a file pytest or Python reads as configuration."""
     return is_test(path) or PurePosixPath(path).name in TEST_CONFIG
+
+
+def kind_of(path, tests=()):
+    """Which of four a file is: "test" (is_test: a test named like tooling, tests/setup.py, is
+    still a test), "tooling" (is_tooling), else "code" for a Python file and "other" for the rest."""
+    if is_test(path, tests):
+        return "test"
+    if is_tooling(path):
+        return "tooling"
+    return "code" if path.endswith(".py") else "other"
 
 
 def find_test_code(tree, files, collected, project="", plugins=()):
