@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from localizing.ranking import focus_of
 from repo_tools import RepoTools
-from runs.recording import focus_of, record_loop
+from runs.recording import record_loop
 from runs.replay_check import count_differences, event_differences, outcome_differences, shorten, verdict_differences
 from runs.served_tools import ServedTools
 from attempt.choosing import choose, own_tests, shown_index

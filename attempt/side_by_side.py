@@ -26,8 +26,9 @@ from attempt.choosing import choose, eligible, own_tests, shown_index
 from attempt.servers import LOSSES_IN_A_ROW, lost_to_server
 from attempt.start import starting
 from command_line import ctrl_c
+from localizing.ranking import focus_of
 from repo_tools import RepoTools
-from runs.recording import focus_of, interrupted_body, record_loop
+from runs.recording import interrupted_body, record_loop
 from workspace.task_catalog import fresh_copy
 from workspace.verdict import judge
 

@@ -19,13 +19,12 @@ from fixing.project_pytest import default_python, project_command, project_tests
 from fixing.repo import RepoProblem, git_state, list_files, starting_tree
 from fixing.sorted_files import matching, sort_files
 from fixing.task import build_task, choose_files, default_ticket, task_spec
-from localizing.ranking import when_asked
+from localizing.ranking import focus_of, when_asked
 from loop.context import preload, preload_paths
 from loop.context_defs import Answering
 from repo_tools import RepoTools
 from command_line.attempt_view import localization_line
 from command_line.printer import clean, result_line
-from runs.recording import focus_of
 from runs.recording_file import output_problem
 from workspace import sandbox
 from workspace.pytest_collection import missing_modules, pytest_missing

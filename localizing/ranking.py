@@ -14,7 +14,8 @@ A definition's score is 0.6 · Ochiai + 0.3 · frame + 0.1 · called; the top TO
 evidence are returned as plain JSON, each with a `why`, beside what the coverage run did:
 {"ranked": [{"path", "name", "start", "end", "score", "why"}], "coverage": "ran in 0.6 s" |
 "skipped: <why>"}. `when_asked(settings, tools, start_tests)` is that under
-`localize="tests"`, None otherwise: what every run's start calls.
+`localize="tests"`, None otherwise: what every run's start calls; `focus_of(localization)` reads
+the ranked list back out of that value (or a recording's copy of it).
 
 What this file deliberately is not: what the model is shown of the ranking (loop/context.py),
 or a judge: a ranking is a hint, and the independent verdict still decides.
@@ -36,6 +37,12 @@ LEAST_COVERAGE_S = 10.0    # the coverage run's time: twice the tests', at least
 def when_asked(settings, tools, start_tests):
     """The localization the settings ask for (`localize="tests"`), or None."""
     return localize(tools, start_tests) if getattr(settings, "localize", "off") == "tests" else None
+
+
+def focus_of(localization):
+    """The ranked definitions a run is started with (`agent_events(focus=...)`), or None: read
+    from what `localize` returned, or from what a recording kept of it (`recording["localization"]`)."""
+    return localization.get("ranked") if isinstance(localization, dict) else None
 
 
 def localize(tools, start_tests, *, top=TOP, timeout=None):

@@ -14,7 +14,7 @@ import datetime
 import time
 
 from agent_loop import SYSTEM, LoopSettings, agent_events, close_quietly
-from localizing.ranking import when_asked
+from localizing.ranking import focus_of, when_asked
 from command_line import ctrl_c
 from runs.recording_file import plain_copy
 from workspace.files import snapshot
@@ -135,12 +135,6 @@ def body_head(tools, settings, prompt, *, sample, start_tests, localization=None
         "settings": settings.recorded(), "sample": sample, "sandbox": tools.sandbox, "start_tests": start_tests,
         **({"localization": localization} if localization is not None else {}),
     }
-
-
-def focus_of(localization):
-    """The ranked definitions a run is started with (`agent_events(focus=...)`), or None: from
-    what localizing/ranking.py found, or what a recording kept of it (`recording["localization"]`)."""
-    return localization.get("ranked") if isinstance(localization, dict) else None
 
 
 def loop_settings(recording):

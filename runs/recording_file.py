@@ -51,7 +51,8 @@ def save(path, recording):
 def keep(path, recording, warn):
     """Save a finished run at `path`, or (its folder gone) under a fresh name said through `warn`;
     return where it went, so a later save of the same run goes there too."""
-    return write_kept(path, json_text(recording) + "\n", warn, "the run")
+    text = json_text(recording) + "\n"
+    return write_kept(path, text, warn, "the run")
 
 
 def output_problem(output):

@@ -146,7 +146,7 @@ NAMED = re.compile(r"(?<![\w./~-])[\w./-]*\w\.(?:py|json|md)\b")
 # the example names of a template.
 NOT_OURS = {"setup.py", "noxfile.py", "pytest.py", "x.py", "_test.py", "_testing.py", "file.py", "test_file.py",
             "tests/test_parse.py", "tests/test_one.py", "tests/t.py", "tests/test_file.py", "testing/expected.py"}
-PLACEHOLDERS = {"NAME", "FILE"}  # a file's name to be filled in: settings/NAME.json
+PLACEHOLDERS = {"NAME", "FILE", "TIME"}  # a file's name to be filled in: settings/NAME.json, fixes/NAME-TIME.json
 
 
 @functools.cache
@@ -164,7 +164,7 @@ def named_file_problems(text, folder):
     problems = []
     for name in sorted(set(NAMED.findall(text)) - NOT_OURS):
         top, _, rest = name.partition("/")
-        if Path(name).stem in PLACEHOLDERS or (rest and not (top and (ROOT / top).is_dir())):
+        if set(Path(name).stem.split("-")) <= PLACEHOLDERS or (rest and not (top and (ROOT / top).is_dir())):
             continue
         there = (ROOT / name).is_file() or (folder / name).is_file() if rest else name in project_file_names()
         problems += [] if there else [f"{name} is named, but is not there"]
@@ -181,6 +181,7 @@ def test_every_file_a_docstring_the_readme_or_the_tutorial_names_is_there():
 
 def test_prose_that_names_a_missing_file_is_caught(tmp_path):
     text = ("workspace/verdict.py and verdict.py are there; workspace/verdicts.py and verdicts.py are not; "
-            "settings/NAME.json, /tmp/run/summary.json, ~/code/app.py and OUT/summary.json are no files of ours")
+            "settings/NAME.json, /tmp/run/summary.json, ~/code/app.py and OUT/summary.json are no files of ours; "
+            "nor is runs/NAME-TIME.json, a name to fill in, though runs/ is a folder of ours")
     assert named_file_problems(text, tmp_path) == ["verdicts.py is named, but is not there",
                                                    "workspace/verdicts.py is named, but is not there"]
