@@ -18,11 +18,8 @@ From coding-loop's folder, with its own Python, after prepare.py put the bugs in
    the machine but the model server). `--no-auto-commits`: else aider asks the same model for a
    commit message after every edit. Killed at `--attempt-timeout` seconds (default 300, the
    issue's five minutes).
-3. The verdict: the files aider changed (its tree against the bug commit: tracked, deleted and
-   new files; aider's own `.aider*` caches aside) that are not test code (named like tests, the
-   support code they import, or pytest's and Python's configuration) go onto a fresh copy of
-   the bug, and its tests run there, fix.py's way. "repaired" iff pytest exits 0 and aider
-   changed no test file.
+3. The verdict (aider_trees.py): aider's changes that are not test code go onto a fresh copy
+   of the bug, whose tests run there, fix.py's way; aider_log.py reads what its logs say.
 
 OUT/attempts.jsonl gets one line per bug and edit format, OUT/summary.json the repaired count per
 format, OUT/NAME-FORMAT/ aider's logs (terminal output with --verbose, chat history, every
@@ -37,12 +34,8 @@ never collects it (measurements/ is outside the suite, pytest.ini).
 import argparse
 import json
 import os
-import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
@@ -50,176 +43,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))  # run as a file: the project root first
 
-from fixing.project_pytest import default_python, plugin_modules, project_command, project_tests  # noqa: E402
-from fixing.repo import list_files, starting_tree  # noqa: E402
-from measurements.peers.aider_setup import LOCAL_FLAGS, Tripwire, aider_env, aider_files, run_aider  # noqa: E402
-from measurements.peers.aider_tasks import _usage  # noqa: E402
+from aider_attempt import run_bug  # noqa: E402
+from aider_trees import bug_tests  # noqa: E402
+from fixing.project_pytest import project_tests  # noqa: E402
+from measurements.peers.aider_setup import Tripwire  # noqa: E402
 from prepare import LIBRARIES  # noqa: E402
-from workspace.files import remove_tree  # noqa: E402
-from workspace.pytest_output import failures  # noqa: E402
-from workspace.user_tests import find_test_code, is_test_or_config  # noqa: E402
-
-ASK = "Make them pass by fixing the code, not the tests."
-TAIL_LINES = 60  # of the start run's output, in the message: what a developer would paste
-FAILING_SHOWN = 30
-# Aider's own files in the copy (its repository map's tag cache): never part of a repair.
-AIDER_OWN = (".aider",)
-# How aider's first request shows its repository map (aider/coders/base_prompts.py, repo_content_prefix).
-MAP_PREFIX = "Here are summaries of some files present in my git repository."
-GIT = ["git", "-c", "core.quotepath=off"]
-
-
-def bug_tests(name, repo, timeout):
-    """fix.py's PytestCommand for the bug at `repo` (its real path): its interpreter, its `--tests`."""
-    return project_command(repo, default_python(repo), shlex.split(LIBRARIES[name].tests), timeout)
-
-
-def fresh_tree(repo, command, folder):
-    """fix.py's starting tree: the files git lists (no .git, no .venv) copied into `folder`."""
-    starting_tree(repo, list_files(repo, skip=command.places), folder)
-    return folder
-
-
-def start_message(start):
-    """Aider's one message: the failing tests, the tail of the start run, the ask."""
-    failing = [test for test, _ in failures(start["output"], limit=None)]
-    more = f"\n(and {len(failing) - FAILING_SHOWN} more)" if len(failing) > FAILING_SHOWN else ""
-    tail = "\n".join(start["output"].rstrip().splitlines()[-TAIL_LINES:])
-    return (f"These tests fail:\n{chr(10).join(failing[:FAILING_SHOWN])}{more}\n\n"
-            f"The end of their pytest output:\n```\n{tail}\n```\n\n{ASK}")
-
-
-def aider_copy(repo, folder):
-    """A throwaway copy of the bug's repository, its .git included (aider's repository map reads
-    git's files), without the bug's .venv (the tests name its interpreter by its real path)."""
-    copy = Path(shutil.copytree(repo, folder / repo.name, symlinks=True,
-                                ignore=shutil.ignore_patterns(".venv", "__pycache__", ".pytest_cache", ".coverage")))
-    for key, value in (("user.name", "aider-peer"), ("user.email", "aider-peer@localhost"), ("commit.gpgsign", "false")):
-        subprocess.run([*GIT, "-C", str(copy), "config", key, value], check=True)
-    return copy
-
-
-def changed_files(copy, base):
-    """{path: exists} of what aider changed: its tree (commits included) against the bug commit."""
-    def listed(*args):
-        out = subprocess.run([*GIT, "-C", str(copy), *args], capture_output=True, text=True, check=True).stdout
-        return [p for p in out.split("\0") if p]
-    paths = set(listed("diff", "--name-only", "-z", base)) | set(listed("ls-files", "-z", "--others", "--exclude-standard"))
-    return {p: (copy / p).is_file() for p in sorted(paths) if not p.startswith(AIDER_OWN)}
-
-
-def test_code(tree, name):
-    """The bug's test code, fix.py's answer (workspace/user_tests.py) without a collection run:
-    files named like tests and the support code they import."""
-    files = list_files(tree)
-    return set(find_test_code(tree, files, (), Path(tree).name, plugin_modules(tree, shlex.split(LIBRARIES[name].tests))))
-
-
-def judge(name, repo, copy, base, folder, timeout):
-    """Aider's non-test changes on a fresh copy of the bug, tested fix.py's way."""
-    command = bug_tests(name, repo, timeout)
-    changed = changed_files(copy, base)
-    tests = test_code(copy, name)
-    protected = sorted(p for p in changed if p in tests or is_test_or_config(p))
-    subprocess.run([*GIT, "-C", str(copy), "add", "-A", "--", "."], capture_output=True)  # new files into the diff
-    diff = subprocess.run([*GIT, "-C", str(copy), "diff", "--cached", base, "--", ".", ":(exclude).aider*"],
-                          capture_output=True, text=True).stdout
-    tree = fresh_tree(repo, command, folder / "verdict")
-    for path, exists in changed.items():
-        if path in protected:
-            continue
-        if exists:
-            (tree / path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(copy / path, tree / path)
-        elif (tree / path).exists():
-            (tree / path).unlink()
-    final = project_tests(tree, command)
-    repaired = final["exit_code"] == 0 and not protected
-    return {"verdict": "repaired" if repaired else "not repaired", "changed_files": list(changed),
-            "tests_modified": protected,
-            "final_tests": {key: final.get(key) for key in ("passed", "failed", "errors", "exit_code", "timed_out")},
-            "sandbox": final.get("sandbox"), "diff": diff}
-
-
-def aider_argv(args, name, copy, folder, keep, message_file):
-    """Aider's argv for one bug: LOCAL_FLAGS (aider_setup.py), git and the repository map on."""
-    settings, metadata = aider_files(folder, args, args.seed, args.edit_format)
-    test_cmd = shlex.join([sys.executable, str(Path(__file__).resolve()), "--run-tests", name, str(copy),
-                           "--bugs-dir", str(args.bugs_dir), "--test-timeout", str(args.test_timeout)])
-    return [args.aider, "--model", f"openai/{args.model}", "--model-settings-file", str(settings),
-            "--model-metadata-file", str(metadata), "--timeout", str(args.request_timeout or args.attempt_timeout),
-            "--edit-format", args.edit_format, "--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
-            "--auto-test", "--test-cmd", test_cmd, *LOCAL_FLAGS,
-            "--analytics-log", str(keep / "aider.analytics.jsonl"),
-            "--chat-history-file", str(keep / "aider.chat.history.md"),
-            "--input-history-file", str(keep / "aider.input.history"),
-            "--llm-history-file", str(keep / "aider.llm.history"),
-            "--file", LIBRARIES[name].path, "--message-file", str(message_file)]
-
-
-def run_bug(args, name, tripwire):
-    """One attempt of aider on bug `name`; its line for attempts.jsonl."""
-    repo = (args.bugs_dir / name).resolve()
-    keep, seen = args.out / f"{name}-{args.edit_format}", len(tripwire.seen)
-    keep.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="aider-bugs-"))
-    try:
-        command = bug_tests(name, repo, args.test_timeout)
-        start = project_tests(fresh_tree(repo, command, folder / "start"), command)
-        if start["exit_code"] == 0 or start["timed_out"]:
-            return {"name": name, "edit_format": args.edit_format, "verdict": "no start",
-                    "why": "the tests pass at the start" if start["exit_code"] == 0 else "the start run timed out"}
-        message = start_message(start)
-        (keep / "message.txt").write_text(message, encoding="utf-8")
-        copy = aider_copy(repo, folder)
-        base = subprocess.run([*GIT, "-C", str(copy), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        home = folder / "home"
-        home.mkdir()
-        argv = aider_argv(args, name, copy, folder, keep, keep / "message.txt")
-        started = time.perf_counter()
-        exit_code, timed_out = run_aider(argv, copy, aider_env(args, home, tripwire), args.attempt_timeout,
-                                         keep / "aider.log")
-        seconds = round(time.perf_counter() - started, 1)
-        judged = judge(name, repo, copy, base, folder, args.test_timeout)
-    finally:
-        remove_tree(folder)
-    (keep / "repo.diff").write_text(judged.pop("diff"), encoding="utf-8")
-    log = _text(keep / "aider.log")
-    return {"name": name, "edit_format": args.edit_format, "file": LIBRARIES[name].path, **judged,
-            "seconds": seconds, "aider_exit_code": exit_code, "timed_out": timed_out,
-            "start_tests": {key: start.get(key) for key in ("passed", "failed", "errors", "exit_code")},
-            "repo_map": _repo_map(log, _text(keep / "aider.llm.history")), **_usage(keep),
-            "model_errors": sum("litellm." in line and "Error" in line for line in log.splitlines()),
-            **_limits(log),
-            "outside_requests": tripwire.seen[seen:], "aider_argv": argv}
-
-
-def _text(path):
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _limits(log):
-    """Aider's own estimate of its first chat context when past the model's (its warning, before
-    it sends anyway), and how often it hit a token limit (an answer cut, or a request refused)."""
-    estimate = next((line for line in log.splitlines() if line.startswith("Your estimated chat context of ")), "")
-    tokens = estimate.split(" of ", 1)[1].split(" tokens", 1)[0].replace(",", "") if estimate else ""
-    lines = log.splitlines()
-    error = next((i for i, line in enumerate(lines) if line.startswith("litellm.")), None)
-    return {"context_estimate_over_limit": int(tokens) if tokens.isdigit() else None,
-            "token_limit_hits": log.count("has hit a token limit!"),
-            "first_model_error": " ".join(lines[error:error + 2]).strip()[:300] if error is not None else None}
-
-
-def _repo_map(log, requests):
-    """What aider's log says of its repository map, and whether a request it sent held one."""
-    said = next((line.strip() for line in log.splitlines() if line.startswith("Repo-map:")), None)
-    return {"announced": said, "sent": MAP_PREFIX in requests,
-            "sizes": [line.strip() for line in log.splitlines() if line.startswith("Repo-map: ") and "k-tokens" in line]}
-
 
 def server_problem(base_url, model):
     """None when the model server lists models (and `model` among them, when it names any), else why not."""
