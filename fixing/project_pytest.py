@@ -17,7 +17,10 @@ the sandbox, a clean environment, bounded time and output) and changes only this
 - our flags come after the project's `addopts`, so whatever it asks for, every test runs and
   is counted (`--maxfail=0` undoes `-x`), the output is short at one fixed verbosity
   (`--verbosity=-1`: a `-q` of ours would add to an `-q` of the project's, and at `-qq` pytest
-  prints no count), plain (`--color=no`) and ends with one line per failure (`-rfE`). A flag
+  prints no count), plain (`--color=no`), with short tracebacks (`--tb=short`, TRACEBACKS: a long
+  traceback prints the test function whole for each failure, and at iso8601 a test under a
+  parametrize of 200 lines filled the kept output before its first E line) and ends with one
+  line per failure (`-rfE`). A flag
   that skips tests by what an earlier run saw (`--lf`, `--sw`) has no flag that undoes it: the
   configuration's `addopts` is read (`addopts(...)`) and handed back without it (`-o addopts=`).
   The user's `--tests` come last: a selection asked for there stays. `plugin_modules(...)` names
@@ -44,6 +47,7 @@ CONFIGS = (("pytest.toml", None), (".pytest.toml", None), ("pytest.ini", None), 
            ("pyproject.toml", r"^\[tool\.pytest(\.ini_options)?\]"), ("tox.ini", "pytest"),
            ("setup.cfg", "tool:pytest"))
 OUR_FLAGS = ("--verbosity=-1", "--maxfail=0", "--color=no", "-rfE", "--rootdir", ".", "--confcutdir", ".")
+TRACEBACKS = "short"  # fix.py's traceback style; a recording keeps it (task_spec), None: pytest's own
 COLLECT = ("--collect-only", "--verbosity=-2")  # one line per test file: "tests/test_a.py: 4"
 # Flags that run only what an earlier run failed or stopped at (stepwise stops at the first failure).
 REPLAYS = {"--lf", "--last-failed", "--sw", "--stepwise", "--sw-skip", "--stepwise-skip", "--sw-reset",
@@ -56,9 +60,10 @@ def default_python(repo):
     return str(own) if os.access(own, os.X_OK) else sys.executable
 
 
-def project_command(repo, python, tests_args=(), timeout=60.0):
+def project_command(repo, python, tests_args=(), timeout=60.0, tracebacks=TRACEBACKS):
     """The PytestCommand for the repository at `repo` (its real path, where the copy appears
-    in the sandbox), run by `python` with the user's `--tests` arguments."""
+    in the sandbox), run by `python` with the user's `--tests` arguments; `tracebacks` is
+    pytest's `--tb` style (None: no flag, as fix.py ran before it asked for short ones)."""
     repo = os.path.realpath(repo)
     python = _placed(python)
     own = python != _placed(sys.executable)  # this harness's interpreter brings coding-loop's plugins
@@ -69,9 +74,15 @@ def project_command(repo, python, tests_args=(), timeout=60.0):
     asked = addopts(repo, config)
     kept = [arg for arg in asked if arg not in REPLAYS]
     replaced = ("-o", f"addopts={shlex.join(kept)}") if kept != asked else ()
-    args = (*OUR_FLAGS, "-c", config or os.devnull, *replaced, *tests_args)
+    style = (f"--tb={tracebacks}",) if tracebacks else ()
+    args = (*OUR_FLAGS, *style, "-c", config or os.devnull, *replaced, *tests_args)
     return PytestCommand(python=python, args=args, env=tuple(sorted(env.items())),
                          places=interpreter_places(python), inside=repo, timeout=timeout)
+
+
+def tracebacks_of(command):
+    """The `--tb` style `command` asks for (project_command's), or None."""
+    return next((arg.split("=", 1)[1] for arg in command.args[:len(OUR_FLAGS) + 1] if arg.startswith("--tb=")), None)
 
 
 def _placed(python):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from fixing.left_out import KEPT, kept, shown, why_none
-from fixing.project_pytest import project_command
+from fixing.project_pytest import TRACEBACKS, project_command, tracebacks_of
 from fixing.repo import starting_tree
 from fixing.sorted_files import matching
 from workspace.file_limits import READ_CHARS
@@ -134,7 +134,8 @@ def task_spec(task, tests_args):
     return {"name": task.name, "title": task.title, "ticket": task.ticket, "readable": list(task.readable),
             "editable": list(task.editable), "tests": list(task.tests), "repo": task.pytest.inside,
             "python": task.pytest.python, "tests_args": list(tests_args), "timeout": task.pytest.timeout,
-            "preload_as_listed": task.preload_as_listed, "left_out": list(task.left_out)}
+            "preload_as_listed": task.preload_as_listed, "left_out": list(task.left_out),
+            "tracebacks": tracebacks_of(task.pytest)}
 
 
 def recorded_task(recording, tasks_dir=None, tree=True):
@@ -159,7 +160,8 @@ def task_from_spec(spec, files=None):
         keep = tempfile.TemporaryDirectory(prefix="coding-loop-replay-tree-")
         starting_tree(repo, files, keep.name)
         repo = Path(keep.name)
-    command = project_command(spec["repo"], spec["python"], spec["tests_args"], spec["timeout"])
+    # A recording from before fix.py asked for short tracebacks has none: its tests ran pytest's way.
+    command = project_command(spec["repo"], spec["python"], spec["tests_args"], spec["timeout"], spec.get("tracebacks"))
     return UserTask(name=spec["name"], title=spec["title"], ticket=spec["ticket"], readable=tuple(spec["readable"]),
                     editable=tuple(spec["editable"]), repo=repo, pytest=command, tests=tuple(spec["tests"]),
                     keep=keep, preload_as_listed=spec.get("preload_as_listed", False),
@@ -178,6 +180,8 @@ def spec_problem(spec, files):
         return "timeout must be a positive number"
     if not isinstance(spec.get("preload_as_listed", False), bool):
         return "preload_as_listed must be true or false"
+    if spec.get("tracebacks") not in (None, TRACEBACKS):  # it becomes an argument of pytest
+        return f"tracebacks must be {TRACEBACKS!r} or absent"
     left_out = spec.get("left_out", [])  # recordings from before it have none
     if not isinstance(left_out, list) or len(left_out) > KEPT + 1 or not all(isinstance(v, str) for v in left_out):
         return f"left_out must be a list of at most {KEPT + 1} texts"

@@ -3,7 +3,9 @@
 `line_counts(tools, failing, timeout)` runs the task's own pytest command (the project's, for
 fix.py) on a throwaway copy with every guard of a test run (workspace/pytest_run.run_in_copy:
 the sandbox, the limits, the timeout), under coverage.py with one dynamic context per test: the
-test's pytest node id, switched by a tiny plugin as pytest-cov's `--cov-context=test` does. The
+test's pytest node id, switched by a tiny plugin as pytest-cov's `--cov-context=test` does,
+except while pytest words a failure (plain asserts, no context while a report is made: the
+`__repr__` a failing assert's message calls is run by failing tests only, and is no fault). The
 run prints one line: for each line of the copy that a failing test ran, how many failing and
 how many passing tests ran it (the spectrum Ochiai scores), the most suspicious first, at most
 LINES. It returns those counts, how many failing tests the run saw and its seconds, or why it
@@ -50,6 +52,10 @@ args = sys.argv[2:]
 # and take the tracer from this one: this run then sees no line. --no-cov turns pytest-cov off.
 if importlib.util.find_spec("pytest_cov") and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
     args.append("--no-cov")
+# A failing assert's message calls its operands' __repr__ (assertion rewriting), and the failure's
+# report calls more: code only failing tests run, for the message alone, not the fault. Plain
+# asserts, and no context while a report is made, keep that out of the spectrum.
+args.append("--assert=plain")
 cov = coverage.Coverage(data_file=None, config_file=False, source=[here], branch=False,
                         omit=["*/site-packages/*", "*/.venv/*", "*/venv/*"])
 
@@ -57,6 +63,12 @@ class Contexts:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
         cov.switch_context(nodeid)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        cov.switch_context("")
+        yield
+        cov.switch_context(item.nodeid)
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logfinish(self, nodeid, location):

@@ -181,11 +181,20 @@ SPEC = {"name": "fix:t", "title": "t", "ticket": "t", "readable": ["a.py"], "edi
     ({"tests_args": "-x"}, "lists of text"),
     ({"left_out": ["a.bin (binary)", 7]}, "left_out must be a list"),
     ({"left_out": ["x.bin (binary)"] * 500}, "left_out must be a list of at most"),
+    ({"tracebacks": "short --pdb"}, "tracebacks must be 'short' or absent"),
+    ({"tracebacks": ["short"]}, "tracebacks must be 'short' or absent"),
 ])
 def test_a_recorded_task_spec_is_untrusted_input(change, words):
     assert words in spec_problem({**SPEC, **change}, [])
     with pytest.raises(ValueError, match="task_spec"):
         task_from_spec({**SPEC, **change})
+
+
+def test_a_recorded_task_runs_its_tests_with_the_tracebacks_it_was_recorded_with():
+    # Recordings from before fix.py asked for short tracebacks ran pytest's default: a replay
+    # runs them so again, or the first message would not be the one the model was sent.
+    assert "--tb=short" in recorded_task({"task_spec": {**SPEC, "tracebacks": "short"}, "sample": {}}, tree=False).pytest.args
+    assert not any(arg.startswith("--tb") for arg in recorded_task({"task_spec": SPEC, "sample": {}}, tree=False).pytest.args)
 
 
 def test_a_recording_keeps_the_first_few_hundred_files_left_out_and_a_count():

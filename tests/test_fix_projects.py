@@ -133,3 +133,23 @@ def test_a_module_pytest_collects_only_for_its_doctests_is_code_to_repair(fake_o
 def test_a_doctest_item_is_told_from_a_test_by_its_name(path, name, doctest):
     from fixing.collected import is_doctest
     assert is_doctest(path, name) is doctest
+
+
+def test_a_failure_under_a_long_test_function_still_reaches_the_model(fake_ollama, tmp_path, capsys):
+    # iso8601's failing test sits under a parametrize of 200 lines: pytest's long traceback
+    # printed it whole for each failure, the kept 4,000 characters held none of the E lines,
+    # and the model was told only the tests' names. Short tracebacks keep each failure's lines.
+    cases = "".join(f"    ({n}, 0, {n}),  # case {n}: a long comment that makes the decorator longer\n"
+                    for n in range(1, 120)) + "    (2, 2, 4),\n    (3, 3, 6),\n    (4, 4, 8),\n"
+    test = ("import pytest\nfrom calc.ops import add\n\n\n@pytest.mark.parametrize('a, b, total', [\n"
+            f"{cases}])\ndef test_add_many(a, b, total):\n    assert add(a, b) == total\n")
+    repo = make_project(tmp_path / "calc", {"src/calc/__init__.py": "", "src/calc/ops.py": OPS, "tests/test_many.py": test,
+                                            "pytest.ini": "[pytest]\npythonpath = src\n"})
+    fake_ollama.play([text("I cannot tell."), done()], [text("Still no."), done()])
+    code, output = run_fix(fake_ollama, repo, tmp_path)
+    assert code == fix.NOT_APPLIED, capsys.readouterr().out
+    recording = json.loads(output.read_text())
+    assert recording["task_spec"]["tracebacks"] == "short"  # a replay runs the tests so again
+    first = recording["turns"][0]["request"]["messages"][1]["content"]
+    details = first.split("The tests fail now:")[1]
+    assert all(f"where 0 = add({n}, {n})" in details for n in (2, 3, 4)), first

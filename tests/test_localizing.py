@@ -257,3 +257,45 @@ def test_a_project_that_runs_pytest_cov_itself_still_gets_its_lines_ranked(tmp_p
     assert start["failed"] == 1
     found = localize(tools, start)
     assert found["ranked"][0]["name"] == "middle" and found["ranked"][0]["why"].startswith("ochiai 1.00"), found
+
+
+MONEY = '''class Money:
+    def __init__(self, cents):
+        self.cents = cents
+
+    def __eq__(self, other):
+        return self.cents == other.cents
+
+    def __repr__(self):
+        return f"Money({self.cents})"
+
+
+def add(a, b):
+    return Money(a.cents - b.cents)
+
+
+def double(a):
+    return Money(a.cents * 2)
+'''
+TEST_MONEY = '''from money import Money, add, double
+
+
+def test_add():
+    assert add(Money(1), Money(2)) == Money(3)
+
+
+def test_double():
+    assert double(Money(2)) == Money(4)
+'''
+
+
+def test_code_run_only_to_word_a_failure_is_no_evidence(tmp_path):
+    # parse's `FixedTzOffset.__repr__` ranked first: pytest's assertion message and its report
+    # call the operands' __repr__, which only a failing test ever does.
+    tools = project(tmp_path, {"money.py": MONEY, "tests/test_money.py": TEST_MONEY},
+                    ["money.py", "tests/test_money.py"])
+    start = tools.run_tests()
+    assert start["failed"] == 1 and "Money(-1)" in start["output"]  # the repr was run, for the message
+    found = localize(tools, start)
+    names = [item["name"] for item in found["ranked"]]
+    assert names[0] == "add" and "Money.__repr__" not in names, found["ranked"]
