@@ -92,14 +92,10 @@ class LoopSettings:
 
 
 def agent_events(chat, tools, task, settings=None, *, start_tests=None, focus=None, cancel=None, **fields):
-    """Yield events for one run until exactly one `stopped` event ends it. `settings` is a
-    LoopSettings; keywords set its fields (`max_turns=1`). Bad settings raise ValueError
-    before any request. `start_tests` (the starting run_tests result) is what context="preload"
-    shows the model of the failure. `cancel` (a callable, asked with the budget) calls the run
-    off: a search whose other candidate already passed stops this one ("cancelled"). `focus`:
-    the definitions most likely at fault, ranked by localizing/ranking.py, best first ([{"path",
-    "name", "start", "end", "score", "why"}], or None): a file answered by definitions shows them
-    whole."""
+    """Yield events for one run until exactly one `stopped` event ends it. `settings`: a LoopSettings
+    (keywords set its fields, `max_turns=1`; bad ones raise ValueError before any request). `start_tests`:
+    the starting run_tests result, shown under context="preload". `cancel`: asked with the budget, calls the
+    run off ("cancelled"). `focus`: localizing/ranking.py's definitions at fault, best first, shown whole."""
     settings = replace(settings or LoopSettings(), **fields)
     run = Run(settings, tools, task, start_tests=start_tests, cancel=cancel, focus=focus)
     yield from run.shown_events(1)  # what the first message showed of a file by definitions

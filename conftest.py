@@ -91,9 +91,7 @@ def without_bubblewrap(monkeypatch, tmp_path):
 
 class FakeClock:
     """A deadline clock that moves only when a test says so."""
-
-    def __init__(self):
-        self.seconds = 1000.0
+    seconds = 1000.0  # each clock's own, from its first advance
 
     def __call__(self):
         return self.seconds
