@@ -18,6 +18,7 @@ from loop.repetition import STOP_REPEATS, Repeats
 from loop.run_state import Run
 from loop.settings import BEFORE_FIELD, settings_problem
 from loop.written import written_calls
+from workspace.pytest_output import READING
 
 SYSTEM = """You are a careful coding agent repairing a small Python repository.
 Work only by calling the tools you are given (real tool calls, not calls written in your reply):
@@ -70,6 +71,8 @@ class LoopSettings:
     #                                 (False, as before 2026-12-06: a long test file's outline did too)
     system_definitions: str = None  # the system prompt when the first message shows a file by definitions
     #                                 (None: `system`); a prompt asking for whole files contradicts that form
+    pytest_reading: int = READING   # how pytest's output is read for the model (workspace/pytest_output.py;
+    #                                 1, as before 2026-12-06: a wide test name missed, a plugin's report a test)
 
     def __post_init__(self):
         if isinstance(self.offered_tools, list):  # as JSON gives it back; frozen settings keep a tuple

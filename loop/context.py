@@ -21,6 +21,7 @@ model, no I/O of its own, and no exception for odd input.
 from loop.context_files import FILES_BUDGET, file_blocks
 from loop.context_focus import focused_paths, focused_prompt
 from loop.failure_digest import failure_digest
+from workspace.pytest_output import READING
 
 UNCHANGED_NOTE = "unchanged since you last saw it"
 # A file shown by definitions is answered by definitions: its whole text does not fit an answer.
@@ -34,16 +35,17 @@ def tests_passed(result):
     return isinstance(result, dict) and result.get("exit_code") == 0 and not result.get("timed_out")
 
 
-def compact_output(result):
-    """`result` with `output` replaced: one line when the tests passed, else the failure digest.
-    Every other field stays as it was; anything but a dict is returned unchanged."""
+def compact_output(result, reading=READING):
+    """`result` with `output` replaced: one line when the tests passed, else the failure digest
+    (its output read the `reading` way, LoopSettings.pytest_reading). Every other field stays as
+    it was; anything but a dict is returned unchanged."""
     if not isinstance(result, dict):
         return result
     if tests_passed(result):
         count = result.get("passed")
         line = f"all {count} tests passed" if isinstance(count, int) and count > 0 else "all tests passed"
         return {**result, "output": line}
-    digest = failure_digest(result.get("output"))
+    digest = failure_digest(result.get("output"), reading=reading)
     return {**result, "output": f"{TIMED_OUT}\n{digest}" if result.get("timed_out") else digest}
 
 
@@ -57,7 +59,7 @@ def preload_message(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True
 
 
 def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt=None, tool_edits=True, hint=None,
-            answering=None):
+            answering=None, reading=READING):
     """(the preload message, {path: text} of the files it shows whole): the loop remembers what
     the model has seen, so reading an unchanged file again costs a few tokens, not the file.
     `hint`: the message's last line, how to answer (None: the line for the form, `_how_to_answer`);
@@ -70,7 +72,7 @@ def preload(task, start_tests, read, budget=FILES_BUDGET, *, blocks=True, prompt
         paths, prompt = focused, focused_prompt(task, prompt, focused)
     parts, shown = [prompt], {}
     if start_tests is not None:  # the integrator may skip the starting run
-        parts.append(_failures(start_tests, "The tests fail now:"))
+        parts.append(_failures(start_tests, "The tests fail now:", reading))
     parts += file_blocks(paths, read, budget, shown, answering)
     parts.append(_hint(_paths(task, "editable"), hint=hint, blocks=blocks, tool_edits=tool_edits, answering=answering,
                        before=before))
@@ -88,7 +90,7 @@ def preload_paths(task):
 
 
 def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=True, tool_edits=True, hint=None,
-                       answering=None, intro="The tests still fail:"):
+                       answering=None, intro="The tests still fail:", reading=READING):
     """A correction after tests still fail: the failures, then the current text of the files the
     model changed (`changed`: their paths), and how to answer. A bare "tests still fail" was
     answered "I will continue to work on the code", three times in a row, by a real small model."""
@@ -96,7 +98,7 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
         changed = sorted(path for path in changed if isinstance(path, str))
     changed = [changed] if isinstance(changed, str) else changed if isinstance(changed, (list, tuple)) else []
     paths = list(dict.fromkeys(path for path in changed if isinstance(path, str)))
-    parts, before = [_failures(result, intro)], len(answering.shown) if answering else 0
+    parts, before = [_failures(result, intro, reading)], len(answering.shown) if answering else 0
     if paths:
         parts.append("The current text of the file" + ("s" * (len(paths) > 1)) + " you changed:")
     parts += file_blocks(paths, read, budget, None, answering)
@@ -104,13 +106,13 @@ def correction_message(result, changed, read, budget=FILES_BUDGET, *, blocks=Tru
     return "\n\n".join(part for part in parts if part)
 
 
-def shown_result(name, result, seen):
+def shown_result(name, result, seen, reading=READING):
     """What the model reads of a tool result under "preload": the failures of a test run, and a
     note for a file it has seen unchanged. `seen` ({path: text}) learns every text it is shown."""
     if not isinstance(result, dict) or "error" in result:
         return result
     if name == "run_tests":
-        return compact_output(result)
+        return compact_output(result, reading)
     if name == "read_file" and isinstance(result.get("text"), str):
         if seen.get(result.get("path")) == result["text"]:
             return unchanged_note(result["path"])
@@ -124,10 +126,10 @@ def unchanged_note(path):
     return {"path": path, "unchanged": True, "note": UNCHANGED_NOTE}
 
 
-def _failures(result, intro):
+def _failures(result, intro, reading):
     if tests_passed(result):
         return "The tests pass now."
-    return f"{intro}\n{compact_output(result if isinstance(result, dict) else {})['output']}"
+    return f"{intro}\n{compact_output(result if isinstance(result, dict) else {}, reading)['output']}"
 
 
 def _hint(paths, *, hint, blocks, tool_edits, answering, before):

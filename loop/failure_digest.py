@@ -16,7 +16,7 @@ counts say whether tests pass.
 """
 import re
 
-from workspace.pytest_output import SCAN_CHARS, header_form, name_in, read, test_label
+from workspace.pytest_output import READING, SCAN_CHARS, header_form, name_in, read, test_label
 
 LINE_CHARS = 240       # a kept line is cut here: a long assert fits, a big object's repr does not
 E_LINES = 10           # E lines per test: the assertion and its "where" lines; a long diff is cut
@@ -30,10 +30,11 @@ PROGRESS = re.compile(r"[.FEsxX]+(\s+\[\s*\d+%\])?$")
 HINT = re.compile(r"E\s+(.*use '?-vv?'? |\.\.\.Full output truncated)", re.IGNORECASE)
 
 
-def failure_digest(output, max_frames=3):
-    """The digest of one run's pytest output (any str; anything else counts as no output)."""
+def failure_digest(output, max_frames=3, reading=READING):
+    """The digest of one run's pytest output (any str; anything else counts as no output), read
+    the `reading` way (workspace/pytest_output.py's READING)."""
     max_frames = max_frames if isinstance(max_frames, int) and max_frames >= 0 else 3
-    sections, summary, counts = read(output)
+    sections, summary, counts = read(output, reading)
     # The tests pytest's short summary names, each line as shown: (test id, line).
     summary = [(test, _cut(line, length)) for kind, test, line, length in summary if kind in ("FAILED", "ERROR")]
     body = _render(sections, summary, max_frames) or ("" if counts else _fallback(output.splitlines() if isinstance(output, str) else []))

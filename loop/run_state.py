@@ -37,7 +37,8 @@ class Run:
             task, self.seen = context.preload(tools.task, start_tests, tools.file_text, prompt=task,
                                               blocks=settings.text_edits == "run",
                                               tool_edits="replace_text" in settings.offered_tools,
-                                              hint=settings.answer_hint, answering=self.answering)
+                                              hint=settings.answer_hint, answering=self.answering,
+                                              reading=settings.pytest_reading)
         # A first message that shows a file by definitions gets the system prompt written for that form.
         system = settings.system_definitions if settings.system_definitions and self.answers_definitions() else settings.system
         self.messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
@@ -62,7 +63,7 @@ class Run:
             block = self.answering.block(result.get("path"), result["text"], context.FILES_BUDGET)
             if block:
                 return {"path": result.get("path"), "by_definitions": block}
-        return context.shown_result(name, result, self.seen)
+        return context.shown_result(name, result, self.seen, self.settings.pytest_reading)
 
     def failures(self):
         """Under "preload", the failures of the latest test run the model knows of (to remind a
@@ -70,7 +71,7 @@ class Run:
         if self.settings.context != "preload" or context.tests_passed(self.last_tests) or not isinstance(
                 self.last_tests, dict):
             return None
-        return context.compact_output(self.last_tests)["output"]
+        return context.compact_output(self.last_tests, self.settings.pytest_reading)["output"]
 
     def correction(self, result, broke=False):
         """Under "preload", what a correction after failing tests says: the failures and the
@@ -82,7 +83,8 @@ class Run:
                                           intro=policy.BROKE_INTRO if broke else "The tests still fail:",
                                           blocks=self.settings.text_edits == "run",
                                           tool_edits="replace_text" in self.settings.offered_tools,
-                                          hint=self.settings.answer_hint, answering=self.answering)
+                                          hint=self.settings.answer_hint, answering=self.answering,
+                                          reading=self.settings.pytest_reading)
 
     def shown_events(self, turn):
         """A `definitions_shown` event for each file a message has shown by definitions since the

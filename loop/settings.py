@@ -22,7 +22,9 @@ ANSWER_BUDGETS = (200, 1_000_000)  # a whole-file answer: from a few lines to an
 # check. One made before `stop_repeats` let a loop run until its answer ran out; one made before
 # `editable_hint` asked for definitions when any file, a test file too, was shown by them. Fields
 # whose default is the old behaviour need no entry.
-BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0, "editable_hint": False}
+# `pytest_reading` missed a test name wider than the terminal and read pytest-cov's report as a test.
+BEFORE_FIELD = {"unchanged_edits": "malformed", "check_first": False, "stop_repeats": 0, "editable_hint": False,
+                "pytest_reading": 1}
 
 
 def _count(value):
@@ -64,6 +66,8 @@ def settings_problem(s, tool_names):
         (_count(s.stop_repeats) and s.stop_repeats >= 0, f"stop_repeats must be an int >= 0, not {s.stop_repeats!r}"),
         (s.localize in ("off", "tests"), f"localize must be 'off' or 'tests', not {str(s.localize)[:80]!r}"),
         (isinstance(s.editable_hint, bool), f"editable_hint must be true or false, not {s.editable_hint!r}"),
+        (_count(s.pytest_reading) and s.pytest_reading in (1, 2),
+         f"pytest_reading must be 1 or 2, not {str(s.pytest_reading)[:80]!r}"),
         (s.preload_scope in ("all", "focus"),
          f"preload_scope must be 'all' or 'focus', not {str(s.preload_scope)[:80]!r}"),
         (s.system_definitions is None or (isinstance(s.system_definitions, str) and s.system_definitions.strip() != ""),
