@@ -81,10 +81,10 @@ def read(output, reading=READING):
         line, length = raw[:SCAN_CHARS].rstrip(), len(raw.rstrip())
         if source_of is not None and line[:1].isspace() and line.strip(" ^~"):
             section["items"].append(("frame", source_of, line, length))  # the source under "f.py:1: in g"
-        source_of, between_tests = None, section is None or section["title"] is None
-        if header.match(line) and tests:
-            section, captured = _new(sections, header.match(line).group(1)), False
-        elif header.match(line) or BANNER.match(line):  # "short test summary info": no test's details
+        source_of, between_tests, titled = None, section is None or section["title"] is None, header.match(line)
+        if titled and tests:
+            section, captured = _new(sections, titled.group(1)), False
+        elif titled or BANNER.match(line):  # "short test summary info": no test's details
             section, captured, tests = None, False, reading < 2 or bool(TEST_BANNER.match(line))
         elif CUT.match(line):  # what follows may belong to another test: a section of its own
             marker = f"[... {CUT.match(line).group(1)} characters of pytest's output cut here ...]"
