@@ -40,9 +40,15 @@ def main(argv=None):
         args = parse_args(argv)
     except ValueError as error:
         return fail(error)
-    try:
-        with ctrl_c.stop_on_signals():  # a `kill`, `timeout`, cancelled CI job or closed terminal: as Ctrl-C
-            return fix(args)
+    show = Printer(show_thinking=args.show_thinking)
+    view = AttemptView(show, show_model=args.show_model)  # the attempt as it goes, fix.py's first steps too
+    try:  # a `kill`, `timeout`, cancelled CI job or closed terminal stops it as Ctrl-C does
+        with ctrl_c.stop_on_signals(), tempfile.TemporaryDirectory(prefix="coding-loop-fix-") as folder, view:
+            prepared = prepare(args, Path(folder), view)  # the repository, its failing tests, the task
+            if prepared is None:
+                return 0  # nothing fails
+            recording, tools = run(args, prepared, Path(folder), view)
+            return 0 if offer(args, prepared, tools, recording, show) == "applied" else NOT_APPLIED
     except RepoProblem as problem:
         return fail(problem)
     except KeyboardInterrupt as stop:  # every stream was closed by the stop; the copies went with the with-block
@@ -52,19 +58,7 @@ def main(argv=None):
         return 130
 
 
-def fix(args):
-    show = Printer(show_thinking=args.show_thinking)
-    with tempfile.TemporaryDirectory(prefix="coding-loop-fix-") as folder:
-        prepared = prepare(args, Path(folder), show)  # the repository, its failing tests, the task
-        if prepared is None:
-            return 0  # nothing fails
-        recording, tools = run(args, prepared, Path(folder), show)
-        # The run is kept whatever happens at the offer; a later save of it goes where this one went.
-        args.output = keep(args.output, recording, warn)
-        return 0 if offer(args, prepared, tools, recording, show) == "applied" else NOT_APPLIED
-
-
-def run(args, prepared, folder, show):
+def run(args, prepared, folder, view):
     """(the recording, the tools of the run it shows): one attempt, a search by default. The
     servers are asked first (one that does not answer, among several, is named and left out);
     RepoProblem when none answers."""
@@ -75,8 +69,7 @@ def run(args, prepared, folder, show):
     attempt = Attempt(prepared.task, args.settings, choice, info, folder / "attempt", sandbox_mode=args.sandbox_mode,
                       all_candidates=args.all_candidates)
     try:
-        with AttemptView(show, show_model=args.show_model) as view:
-            ran = run_attempt(attempt, start_tests=prepared.start, on_event=view, localization=prepared.localization)
+        ran = run_attempt(attempt, start_tests=prepared.start, on_event=view, localization=prepared.localization)
     except ctrl_c.Interrupted as stop:  # what ran is kept, marked interrupted (main writes it)
         stop.partial.update(prepared.recorded)
         raise

@@ -1,7 +1,8 @@
 """An attempt on a terminal: what attempt/run.py says of it as it goes, printed as one line each.
 
 `AttemptView(printer, show_model=False)`, as a context manager around `run_attempt`, is its
-`on_event`. The attempt's own events (attempt/run.py) become lines: its starting tests, its
+`on_event`; fix.py holds one around its whole command, whose first steps say their own lines
+through `line` and their starting tests and ranking as the attempt's events. The attempt's own events (attempt/run.py) become lines: its starting tests, its
 localization, a search's start (its seeds and servers; a note when every candidate is sampled at
 temperature 0) and its choice; meanwhile a search's candidates stream into progress.py's
 status line (`--show-model` streams one's text), each with a line as it ends. A single run's
@@ -26,6 +27,10 @@ class AttemptView:
 
     def __exit__(self, *exc):
         self._status_off()  # a stop or a failure: the terminal is given back as it was
+
+    def line(self, text):
+        """A line of the command's own (fix.py's first steps), between the attempt's."""
+        self.printer.line(text)
 
     def __call__(self, event):
         kind, say = event["type"], self.printer.line

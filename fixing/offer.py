@@ -53,12 +53,15 @@ def ask(question, stdin, out):
 
 
 def offer(args, prepared, tools, recording, show):
-    """Show the verdict, the patch and its size; apply it only when every gate opens. Return the
-    outcome (decide's), which the recording keeps beside the patch."""
+    """Keep the run and write the patch, then show the verdict, the patch and its size; apply it
+    only when every gate opens. Return the outcome (decide's), which the recording keeps beside
+    the patch."""
     repo, task = prepared.repo, prepared.task
+    # The run is kept first, whatever happens at the offer; a later save of it goes where this one went.
+    args.output = keep(args.output, recording, warn)
     patch = make_patch(task, tools.root)
-    refused = refusal(patch, recording, task, args.max_changed_lines)
     args.patch = write_kept(args.patch, patch.text, warn, "the patch")  # always written, applied or not
+    refused = refusal(patch, recording, task, args.max_changed_lines)
     show.line(f"verdict: {recording['verdict']} (independent pytest: {result_line(recording['final_tests'])})")
     for line in [*patch_lines(patch.text, wants_colour(sys.stdout)), *stat_lines(patch)] if patch.changes else []:
         show.line(line)

@@ -37,7 +37,7 @@ class Answering:
     """How each file of a run is answered and shown: its form (settings.answer_form, within
     settings.answer_budget), the run's focus, and the frames of the starting tests' failures."""
 
-    def __init__(self, form, budget, focus=None, start_tests=None, scope="all", editable_only=True):
+    def __init__(self, form, budget, focus=None, start_tests=None, *, scope="all", editable_only=True):
         self.form, self.budget, self.scope = form, budget, scope
         self.editable_only = editable_only  # settings.editable_hint: which files shown so ask for definitions
         self.focus = [item for item in focus or () if isinstance(item, dict)]
@@ -50,8 +50,8 @@ class Answering:
     @classmethod
     def of(cls, settings, focus=None, start_tests=None):
         """How a run with these LoopSettings answers and shows each file."""
-        return cls(settings.answer_form, settings.answer_budget, focus, start_tests, settings.preload_scope,
-                   settings.editable_hint)
+        return cls(settings.answer_form, settings.answer_budget, focus, start_tests, scope=settings.preload_scope,
+                   editable_only=settings.editable_hint)
 
     def asks_definitions(self, shown, paths):
         """Whether a file shown by definitions asks the model for definitions: one it may change

@@ -32,6 +32,21 @@ def _count(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+# The settings that are one word of two, and the ones that are true or false: checked alike.
+WORDS = {"text_calls": ("nudge", "run"), "context": ("tools", "preload"), "text_edits": ("off", "run"),
+         "unchanged_edits": ("apart", "malformed"), "localize": ("off", "tests"), "preload_scope": ("all", "focus")}
+SWITCHES = ("check_edits", "check_first", "editable_hint")
+
+
+def _one_word_each(s):
+    """(fine, problem) for each of WORDS and SWITCHES; a value is cut short, for it may be anything."""
+    words = [(getattr(s, name) in pair, f"{name} must be '{pair[0]}' or '{pair[1]}', not {repr(getattr(s, name))[:80]}")
+             for name, pair in WORDS.items()]
+    switches = [(isinstance(getattr(s, name), bool), f"{name} must be true or false, not {repr(getattr(s, name))[:80]}")
+                for name in SWITCHES]
+    return words + switches
+
+
 def settings_problem(s, tool_names):
     """Why these settings cannot run, or None."""
     deadline_fine = s.deadline is None or (
@@ -44,15 +59,10 @@ def settings_problem(s, tool_names):
         (_count(s.max_turns) and s.max_turns >= 1, f"max_turns must be a positive int, not {s.max_turns!r}"),
         (deadline_fine, f"deadline must be a number of seconds above 0 and at most {MOST_SECONDS:,} (a week), or None, "
                         f"not {str(s.deadline)[:40]}"),
-        (s.text_calls in ("nudge", "run"), f"text_calls must be 'nudge' or 'run', not {s.text_calls!r}"),
         (_count(s.verify_finish) and s.verify_finish >= 0, f"verify_finish must be an int >= 0, not {s.verify_finish!r}"),
-        (s.context in ("tools", "preload"), f"context must be 'tools' or 'preload', not {s.context!r}"),
-        (s.text_edits in ("off", "run"), f"text_edits must be 'off' or 'run', not {s.text_edits!r}"),
         (offered_fine, f"offered_tools must be allowlisted tool names ({', '.join(tool_names)}), each at "
                        f"most once, not {str(s.offered_tools)[:200]}"),
         (isinstance(s.system, str) and s.system.strip() != "", "system must be a non-empty prompt"),
-        (isinstance(s.check_edits, bool), f"check_edits must be true or false, not {s.check_edits!r}"),
-        (isinstance(s.check_first, bool), f"check_first must be true or false, not {s.check_first!r}"),
         (_count(s.candidates) and 1 <= s.candidates <= MOST_CANDIDATES,
          f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {s.candidates!r}"),
         (s.answer_hint is None or (isinstance(s.answer_hint, str) and 0 < len(s.answer_hint.strip()) <= HINT_CHARS),
@@ -61,16 +71,11 @@ def settings_problem(s, tool_names):
         (_count(s.answer_budget) and ANSWER_BUDGETS[0] <= s.answer_budget <= ANSWER_BUDGETS[1],
          f"answer_budget must be an int of characters from {ANSWER_BUDGETS[0]:,} to {ANSWER_BUDGETS[1]:,}, "
          f"not {s.answer_budget!r}"),
-        (s.unchanged_edits in ("apart", "malformed"),
-         f"unchanged_edits must be 'apart' or 'malformed', not {s.unchanged_edits!r}"),
         (_count(s.stop_repeats) and s.stop_repeats >= 0, f"stop_repeats must be an int >= 0, not {s.stop_repeats!r}"),
-        (s.localize in ("off", "tests"), f"localize must be 'off' or 'tests', not {str(s.localize)[:80]!r}"),
-        (isinstance(s.editable_hint, bool), f"editable_hint must be true or false, not {s.editable_hint!r}"),
         (_count(s.pytest_reading) and s.pytest_reading in (1, 2),
          f"pytest_reading must be 1 or 2, not {str(s.pytest_reading)[:80]!r}"),
-        (s.preload_scope in ("all", "focus"),
-         f"preload_scope must be 'all' or 'focus', not {str(s.preload_scope)[:80]!r}"),
         (s.system_definitions is None or (isinstance(s.system_definitions, str) and s.system_definitions.strip() != ""),
          "system_definitions must be None or a non-empty prompt"),
+        *_one_word_each(s),
     ]
     return next((problem for fine, problem in checks if not fine), None)

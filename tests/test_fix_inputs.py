@@ -95,6 +95,13 @@ def test_bad_input_is_one_line_and_the_tree_stays_as_it_was(tmp_path, capsys, fi
     assert tree_state(repo) == before
 
 
+def test_an_editable_glob_that_matches_nothing_is_told_before_the_tests_run(tmp_path, capsys):
+    # A typo costs nothing: the project's tests (which can take minutes) never start.
+    repo = make_project(tmp_path / "calc")
+    assert run_fix(repo, tmp_path, "--editable", "src/calc/opz.py") == 1
+    assert "starting tests" not in capsys.readouterr().out
+
+
 def test_an_interpreter_without_pytest_is_one_line(tmp_path, capsys):
     repo = make_project(tmp_path / "calc")
     python = fake_venv(tmp_path / "bare", packages=False)

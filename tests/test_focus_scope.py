@@ -89,7 +89,7 @@ def test_on_every_small_shipped_task_the_first_message_is_what_it_was(tmp_path):
         focus = [{"path": task.editable[0], "name": "anything", "start": 1, "end": 2, "score": 1.0, "why": "frame"}]
         messages = []
         for scope in ("focus", "all"):
-            answering = Answering(settings.answer_form, settings.answer_budget, focus, None, scope)
+            answering = Answering(settings.answer_form, settings.answer_budget, focus, None, scope=scope)
             messages.append(preload(task, None, tools.file_text, prompt=task.prompt(), answering=answering))
         assert messages[0] == messages[1], name
 

@@ -224,3 +224,15 @@ def test_the_answer_hint_is_checked_and_older_recordings_run_without_one():
             LoopSettings(answer_hint=bad)
     older = {key: value for key, value in LoopSettings().recorded().items() if key != "answer_hint"}
     assert LoopSettings.from_recorded(older) == LoopSettings()
+
+
+@pytest.mark.parametrize("name, allowed", [
+    ("text_calls", "'nudge' or 'run'"), ("context", "'tools' or 'preload'"), ("text_edits", "'off' or 'run'"),
+    ("unchanged_edits", "'apart' or 'malformed'"), ("localize", "'off' or 'tests'"),
+    ("preload_scope", "'all' or 'focus'"), ("check_edits", "true or false"), ("check_first", "true or false"),
+    ("editable_hint", "true or false")])
+def test_a_word_or_switch_setting_names_what_it_takes_and_cuts_a_wild_value_short(name, allowed):
+    # A settings file is untrusted: a megabyte of junk in one field is one short line, not the megabyte.
+    with pytest.raises(ValueError) as refused:
+        LoopSettings(**{name: "x" * 100_000})
+    assert str(refused.value).startswith(f"{name} must be {allowed}, not 'xxx") and len(str(refused.value)) < 200
