@@ -32,6 +32,11 @@ def _count(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _shown(value, chars=80):
+    """A wrong value as a problem names it: cut short, for a settings file may hold anything."""
+    return repr(value)[:chars]
+
+
 # The settings that are one word of two, and the ones that are true or false: checked alike.
 WORDS = {"text_calls": ("nudge", "run"), "context": ("tools", "preload"), "text_edits": ("off", "run"),
          "unchanged_edits": ("apart", "malformed"), "localize": ("off", "tests"), "preload_scope": ("all", "focus")}
@@ -39,10 +44,10 @@ SWITCHES = ("check_edits", "check_first", "editable_hint")
 
 
 def _one_word_each(s):
-    """(fine, problem) for each of WORDS and SWITCHES; a value is cut short, for it may be anything."""
-    words = [(getattr(s, name) in pair, f"{name} must be '{pair[0]}' or '{pair[1]}', not {repr(getattr(s, name))[:80]}")
+    """(fine, problem) for each of WORDS and SWITCHES."""
+    words = [(getattr(s, name) in pair, f"{name} must be '{pair[0]}' or '{pair[1]}', not {_shown(getattr(s, name))}")
              for name, pair in WORDS.items()]
-    switches = [(isinstance(getattr(s, name), bool), f"{name} must be true or false, not {repr(getattr(s, name))[:80]}")
+    switches = [(isinstance(getattr(s, name), bool), f"{name} must be true or false, not {_shown(getattr(s, name))}")
                 for name in SWITCHES]
     return words + switches
 
@@ -56,24 +61,24 @@ def settings_problem(s, tool_names):
                     and len(set(s.offered_tools)) == len(s.offered_tools)
                     and all(name in tool_names for name in s.offered_tools))
     checks = [
-        (_count(s.max_turns) and s.max_turns >= 1, f"max_turns must be a positive int, not {s.max_turns!r}"),
+        (_count(s.max_turns) and s.max_turns >= 1, f"max_turns must be a positive int, not {_shown(s.max_turns)}"),
         (deadline_fine, f"deadline must be a number of seconds above 0 and at most {MOST_SECONDS:,} (a week), or None, "
-                        f"not {str(s.deadline)[:40]}"),
-        (_count(s.verify_finish) and s.verify_finish >= 0, f"verify_finish must be an int >= 0, not {s.verify_finish!r}"),
+                        f"not {_shown(s.deadline, 40)}"),
+        (_count(s.verify_finish) and s.verify_finish >= 0, f"verify_finish must be an int >= 0, not {_shown(s.verify_finish)}"),
         (offered_fine, f"offered_tools must be allowlisted tool names ({', '.join(tool_names)}), each at "
-                       f"most once, not {str(s.offered_tools)[:200]}"),
+                       f"most once, not {_shown(s.offered_tools, 200)}"),
         (isinstance(s.system, str) and s.system.strip() != "", "system must be a non-empty prompt"),
         (_count(s.candidates) and 1 <= s.candidates <= MOST_CANDIDATES,
-         f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {s.candidates!r}"),
+         f"candidates must be an int from 1 to {MOST_CANDIDATES}, not {_shown(s.candidates)}"),
         (s.answer_hint is None or (isinstance(s.answer_hint, str) and 0 < len(s.answer_hint.strip()) <= HINT_CHARS),
-         f"answer_hint must be None or a line of at most {HINT_CHARS} characters, not {str(s.answer_hint)[:80]!r}"),
-        (s.answer_form in FORMS, f"answer_form must be one of {', '.join(FORMS)}, not {str(s.answer_form)[:80]!r}"),
+         f"answer_hint must be None or a line of at most {HINT_CHARS} characters, not {_shown(s.answer_hint)}"),
+        (s.answer_form in FORMS, f"answer_form must be one of {', '.join(FORMS)}, not {_shown(s.answer_form)}"),
         (_count(s.answer_budget) and ANSWER_BUDGETS[0] <= s.answer_budget <= ANSWER_BUDGETS[1],
          f"answer_budget must be an int of characters from {ANSWER_BUDGETS[0]:,} to {ANSWER_BUDGETS[1]:,}, "
-         f"not {s.answer_budget!r}"),
-        (_count(s.stop_repeats) and s.stop_repeats >= 0, f"stop_repeats must be an int >= 0, not {s.stop_repeats!r}"),
+         f"not {_shown(s.answer_budget)}"),
+        (_count(s.stop_repeats) and s.stop_repeats >= 0, f"stop_repeats must be an int >= 0, not {_shown(s.stop_repeats)}"),
         (_count(s.pytest_reading) and s.pytest_reading in (1, 2),
-         f"pytest_reading must be 1 or 2, not {str(s.pytest_reading)[:80]!r}"),
+         f"pytest_reading must be 1 or 2, not {_shown(s.pytest_reading)}"),
         (s.system_definitions is None or (isinstance(s.system_definitions, str) and s.system_definitions.strip() != ""),
          "system_definitions must be None or a non-empty prompt"),
         *_one_word_each(s),

@@ -236,3 +236,11 @@ def test_a_word_or_switch_setting_names_what_it_takes_and_cuts_a_wild_value_shor
     with pytest.raises(ValueError) as refused:
         LoopSettings(**{name: "x" * 100_000})
     assert str(refused.value).startswith(f"{name} must be {allowed}, not 'xxx") and len(str(refused.value)) < 200
+
+
+@pytest.mark.parametrize("name", ["max_turns", "deadline", "verify_finish", "offered_tools", "candidates", "answer_hint",
+                                  "answer_form", "answer_budget", "stop_repeats", "pytest_reading"])
+def test_every_setting_that_refuses_a_wild_value_names_it_in_one_short_line(name):
+    with pytest.raises(ValueError) as refused:
+        LoopSettings(**{name: "x" * 100_000})
+    assert str(refused.value).startswith(name) and "'xxx" in str(refused.value) and len(str(refused.value)) < 400
