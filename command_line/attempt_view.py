@@ -2,11 +2,12 @@
 
 `AttemptView(printer, show_model=False)`, as a context manager around `run_attempt`, is its
 `on_event`; fix.py holds one around its whole command, whose first steps say their own lines
-through `line` and their starting tests and ranking as the attempt's events. The attempt's own events (attempt/run.py) become lines: its starting tests, its
-localization, a search's start (its seeds and servers; a note when every candidate is sampled at
-temperature 0) and its choice; meanwhile a search's candidates stream into progress.py's
-status line (`--show-model` streams one's text), each with a line as it ends. A single run's
-loop events go to the printer as they come, text and all.
+through `line` and their starting tests and ranking as the attempt's events. The attempt's own
+events (attempt/run.py) become lines: its starting tests, its localization, a search's start
+(its seeds and servers; a note when every candidate is sampled at temperature 0) and its choice;
+meanwhile a search's candidates stream into progress.py's status line (`--show-model` streams
+one's text), each with a line as it ends. A single run's loop events go to the printer as they
+come, text and all.
 
 What this file deliberately is not: the attempt (attempt/run.py decides; this only shows), or the
 status line itself (progress.py).
